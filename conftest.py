@@ -1,0 +1,15 @@
+"""Root of the harness: the plugin (options, landscape, reporting) and the step library."""
+
+pytest_plugins = [
+    "fixtures.plugin",
+    "fixtures.actors",
+    "steps.environment",
+    "steps.operator",
+    "steps.you",
+    "steps.controller",
+    "steps.renderer",
+    "steps.flux",
+    "steps.agent",
+    "steps.registry",
+    "steps.faults",
+]

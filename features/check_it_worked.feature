@@ -1,0 +1,86 @@
+@spec
+Feature: Check that it worked
+  On the SolAr cluster, check the credential condition on the Target:
+
+      kubectl get target cluster-1 -n test -o jsonpath='{.status.conditions}'
+
+  Look for AgentCredentialReady. Once Flux has installed the agent, the report
+  updates:
+
+      kubectl get targetreport cluster-1 -n test -o jsonpath='{.spec.lastReportTime}'
+
+  lastReportTime is empty until the first report and then advances with every
+  report. If it stays empty, check the agent pod logs on the target cluster.
+
+  Background:
+    Given a SolAr cluster, a render registry and a target cluster
+    And the operator has set up the solar-agent in namespace "test"
+
+  Rule: AgentCredentialReady says whether the agent has a credential
+
+    Scenario Outline: AgentCredentialReady is <Status> with reason <Reason>
+      Given <situation>
+      When I create the Target "cluster-1" in namespace "test"
+      Then AgentCredentialReady of "cluster-1" is "<Status>" with reason "<Reason>"
+      And <evidence>
+
+      Examples: the page's table
+        | Status | Reason     | Meaning                                                                              | situation                                                                            | evidence                                                        |
+        | True   | Issued     | A token exists. The message names the Secret and its expiry.                         | the operator has set controller.agent.apiserverURL                                   | the condition message names the token's Secret and its expiry   |
+        | False  | Disabled   | The operator has not set `controller.agent.apiserverURL`.                            | the operator has not set controller.agent.apiserverURL                               | no token is minted for "cluster-1"                              |
+        | False  | Revoked    | The Target carries `solar.opendefense.cloud/agent-credential: revoked`.              | the Target I create carries "solar.opendefense.cloud/agent-credential: revoked"      | no token is minted for "cluster-1"                              |
+        | False  | MintFailed | The token could not be created. The message has the error. The controller retries.   | the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy" | the condition message has the error "tokens are paused by policy" |
+
+  Rule: Issued: a token exists; the message names the Secret and its expiry
+
+    Scenario: The Secret named in the message holds a token that expires when the message says
+      When I create the Target "cluster-1" in namespace "test"
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And the Secret named in the condition message holds a token for the agent of "cluster-1"
+      And that token expires at the time the condition message names
+
+  Rule: Disabled: without controller.agent.apiserverURL no token is minted
+
+    Scenario: Setting controller.agent.apiserverURL later issues the token
+      Given the operator has not set controller.agent.apiserverURL
+      And I have created the Target "cluster-1" in namespace "test"
+      And AgentCredentialReady of "cluster-1" is "False" with reason "Disabled"
+      When the operator sets controller.agent.apiserverURL
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+
+  @fault
+  Rule: MintFailed: the message has the error, and the controller retries
+
+    Scenario: The controller retries with backoff and recovers once the cause is gone
+      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      And I have created the Target "cluster-1" in namespace "test"
+      When solar-controller-manager has failed to mint a token for "cluster-1" 4 times
+      Then the waits between its attempts grow
+      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      When the SolAr API server accepts token requests again
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And the Secret named in the condition message holds a token for the agent of "cluster-1"
+
+  Rule: lastReportTime is empty until the first report and then advances with every report
+
+    Scenario: lastReportTime is empty until the first report
+      Given I have created the Target "cluster-1" in namespace "test"
+      When solar-renderer has pushed the bootstrap chart of "cluster-1"
+      Then the TargetReport "cluster-1" exists and its lastReportTime is empty
+
+    Scenario: lastReportTime advances with every report
+      Given I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then the TargetReport "cluster-1" gets a lastReportTime
+      And the lastReportTime of "cluster-1" advances with the next report
+      And the lastReportTime of "cluster-1" advances with the next report
+
+    @fault
+    Scenario: If it stays empty, check the agent pod logs on the target cluster
+      Given the agent pods of the target cluster cannot reach the SolAr API server
+      And I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      And I wait for the first lastReportTime of "cluster-1"
+      Then the wait fails and says to check the agent pod logs on the target cluster
+      And the failure shows the agent's log lines, which say why it could not report
+      And the failure shows no token

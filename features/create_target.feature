@@ -1,0 +1,92 @@
+@spec
+Feature: What happens when you create a Target
+  Every Target gets its own solar-agent. The agent reports the state of the
+  target cluster back to SolAr by updating one TargetReport.
+
+  An operator must set up the agent once in each namespace that holds Targets.
+  If that is done, you only create the Target and run the first-contact step.
+
+  | Step                                                                                                     | Owner                    |
+  | Create the Target                                                                                        | you                      |
+  | Create one agent Release (annotated target-credential) and one Profile with an empty selector, once per namespace | operator |
+  | Create a ServiceAccount, Role, RoleBinding and an empty TargetReport; mint a token into a Secret          | solar-controller-manager |
+  | Render the agent release with the kubeconfig and the token                                               | solar-renderer           |
+  | Pull and install, like every other bound Release                                                         | Flux on the target       |
+  | Update its own TargetReport                                                                              | the agent                |
+
+  The Profile has an empty targetSelector, so it matches every Target in the
+  namespace. The agent Release is bound to your new Target without further steps.
+
+  Background:
+    Given a SolAr cluster, a render registry and a target cluster
+    And the operator has set up the solar-agent in namespace "test"
+
+  Rule: Each step of the table is done by its owner
+
+    Scenario: You create the Target
+      When I create the Target "cluster-1" in namespace "test"
+      Then the SolAr API has accepted the Target "cluster-1"
+      And the Target "cluster-1" is the only object I have written
+
+    Scenario: The operator creates one agent Release and one Profile with an empty selector, once per namespace
+      Then namespace "test" holds exactly one Release annotated target-credential
+      And namespace "test" holds exactly one Profile with an empty targetSelector that references it
+
+    Scenario: solar-controller-manager creates a ServiceAccount, Role, RoleBinding and an empty TargetReport, and mints a token into a Secret
+      When I create the Target "cluster-1" in namespace "test"
+      Then solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "cluster-1", owned by the Target
+      And solar-controller-manager creates an empty TargetReport "cluster-1"
+      And solar-controller-manager mints a token for "cluster-1" into a Secret
+
+    Scenario: solar-renderer renders the agent release with the kubeconfig and the token
+      When I create the Target "cluster-1" in namespace "test"
+      Then solar-renderer pushes the agent release of "cluster-1" to the render registry
+      And the agent release of "cluster-1" holds a kubeconfig for the SolAr API with the token from its Secret
+
+    Scenario: Flux on the target pulls and installs the agent release, like every other bound Release
+      Given I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then Flux on the target installs the agent release of "cluster-1"
+      And Flux on the target reports every bound Release of "cluster-1" as Ready
+
+    Scenario: The agent updates its own TargetReport
+      Given I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then the TargetReport "cluster-1" gets a lastReportTime
+      And the lastReportTime of "cluster-1" was written by the agent with its own token
+
+  Rule: From Target creation to an advancing lastReportTime
+
+    Scenario: A new Target reports through its own agent
+      When I create the Target "cluster-1" in namespace "test"
+      And I run the first-contact step for "cluster-1"
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And Flux on the target installs the agent release of "cluster-1"
+      And the TargetReport "cluster-1" gets a lastReportTime
+      And the lastReportTime of "cluster-1" advances with the next report
+
+  Rule: The Profile has an empty targetSelector, so it matches every Target in the namespace
+
+    Scenario: Every Target in the namespace is bound to the agent Release
+      When I create the Targets "cluster-1", "cluster-2" and "cluster-3" in namespace "test"
+      Then each of "cluster-1", "cluster-2" and "cluster-3" is bound to the agent Release
+
+    Scenario: A Profile only matches Targets in its own namespace
+      Given namespace "other" holds no solar-agent setup
+      When I create the Target "cluster-9" in namespace "other"
+      Then solar-controller-manager mints a token for "cluster-9" into a Secret
+      And "cluster-9" is bound to no Release
+      And the Profile of namespace "test" matches only the Targets of its own namespace
+
+    Scenario: The agent Release is bound to a new Target without further steps
+      When I create the Target "cluster-1" in namespace "test"
+      Then "cluster-1" is bound to the agent Release
+      And the Target "cluster-1" is the only object I have written
+
+    Scenario: Setup is once per namespace: a second Target needs nothing more
+      Given I have created the Target "cluster-1" in namespace "test"
+      And "cluster-1" is bound to the agent Release
+      When I create the Target "cluster-2" in namespace "test"
+      Then "cluster-2" is bound to the agent Release
+      And solar-renderer pushes the agent release of "cluster-2" to the render registry
+      And namespace "test" holds exactly one Release annotated target-credential

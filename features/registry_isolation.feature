@@ -1,0 +1,51 @@
+@spec
+Feature: Registry isolation
+  The pull credentials in regcred should only reach this Target's namespace in
+  the registry. They can still read the agent token of every other Target in
+  that namespace, because those Targets share one chart repository. Targets
+  that must not read each other's tokens belong in separate namespaces.
+
+  The render registry enforces one access policy, written in zot's
+  accessControl format: SolAr's push user may write everywhere, and each
+  namespace's pull user may only read <namespace>/**.
+
+  Background:
+    Given a SolAr cluster, a render registry and a target cluster
+    And the operator has set up the solar-agent in namespace "test"
+    And the operator has set up the solar-agent in namespace "other"
+    And I have created the Target "cluster-1" in namespace "test"
+    And I have created the Target "cluster-2" in namespace "test"
+    And I have created the Target "cluster-3" in namespace "other"
+    And solar-renderer has pushed the agent releases of "cluster-1", "cluster-2" and "cluster-3"
+
+  Rule: regcred reaches only its Target's namespace in the registry
+
+    Scenario: regcred reads the Target's own charts
+      When I pull the bootstrap chart of "cluster-1" with the regcred of "cluster-1"
+      Then the render registry hands it out
+
+    Scenario: regcred reads nothing in another namespace
+      When I pull the bootstrap chart of "cluster-3" with the regcred of "cluster-1"
+      Then the render registry refuses it
+
+    Scenario: regcred cannot write, not even in its own namespace
+      When I push a chart to namespace "test" with the regcred of "cluster-1"
+      Then the render registry refuses it
+
+    Scenario: Flux with regcred cannot pull another namespace's chart
+      Given I have run the first-contact step for "cluster-1"
+      When I point an OCIRepository with the regcred of "cluster-1" at the bootstrap chart of "cluster-3"
+      Then that OCIRepository on the target is not Ready and says the registry refused it
+
+  Rule: regcred can still read the agent token of every other Target in that namespace
+
+    Scenario: One Target's regcred reads another Target's agent token in the same namespace
+      When I pull the agent release of "cluster-2" with the regcred of "cluster-1"
+      Then the render registry hands it out
+      And it holds the agent token of "cluster-2"
+
+  Rule: Targets that must not read each other's tokens belong in separate namespaces
+
+    Scenario: A Target in another namespace cannot read the agent token
+      When I pull the agent release of "cluster-3" with the regcred of "cluster-1"
+      Then the render registry refuses it

@@ -1,0 +1,63 @@
+@defined-here
+Feature: Rotating and revoking a credential (the runbook)
+  The page links to a runbook that does not exist yet. This is the harness's
+  definition of it; an installed SolAr is held to it only where it says so.
+
+  Revoke: annotate the Target with solar.opendefense.cloud/agent-credential:
+  revoked. The token Secret is deleted, the condition becomes Revoked, and the
+  old token is rejected. Removing the annotation issues a new token.
+
+  Rotate: a fresh token replaces the old one, on request (annotation
+  solar.opendefense.cloud/rotate-credential with a new value) and before the
+  token expires. The agent picks it up through Flux; the old token stops working.
+
+  A real API server caches successful token authentications for 10 seconds, so
+  a token whose Secret is deleted still works for up to 10 seconds: "rejected"
+  below always means "rejected within that window".
+
+  Background:
+    Given a SolAr cluster, a render registry and a target cluster
+    And the operator has set up the solar-agent in namespace "test"
+    And I have created the Target "cluster-1" in namespace "test"
+    And I have run the first-contact step for "cluster-1"
+    And the TargetReport "cluster-1" gets a lastReportTime
+    And the agent of "cluster-1" holds its token
+
+  @fault
+  Rule: Revoke
+
+    Scenario: Revoking deletes the token Secret and sets Revoked
+      When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
+      Then AgentCredentialReady of "cluster-1" is "False" with reason "Revoked"
+      And no token Secret of "cluster-1" exists
+
+    Scenario: The revoked token is rejected within the API server's authentication cache window
+      When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
+      Then the old token of "cluster-1" is rejected within the authentication cache window
+      And the agent's log says that the SolAr API server rejects its credential
+
+    Scenario: Removing the annotation issues a new token and the agent reports again
+      Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
+      And the old token of "cluster-1" is rejected within the authentication cache window
+      When I remove the annotation "solar.opendefense.cloud/agent-credential" from the Target "cluster-1"
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      And Flux on the target upgrades the agent release of "cluster-1"
+      And the lastReportTime of "cluster-1" advances with the next report
+
+  Rule: Rotate
+
+    Scenario: A rotation on request replaces the token, and the agent picks it up through Flux
+      When I request a new credential for "cluster-1"
+      Then the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      And the old token of "cluster-1" is rejected within the authentication cache window
+      And the agent release of "cluster-1" in the render registry carries the new token
+      And Flux on the target upgrades the agent release of "cluster-1"
+      And the lastReportTime of "cluster-1" advances with the next report
+
+    @fault
+    Scenario: A token is rotated before it expires
+      When the clock of solar-controller-manager passes 80 percent of the token's lifetime
+      Then the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      And the new token expires later than the old one
+      And the old token of "cluster-1" is rejected within the authentication cache window

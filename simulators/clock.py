@@ -1,0 +1,232 @@
+"""Time for every component: a virtual clock that jumps (sim) or the wall clock (real backends).
+
+Components never sleep. They are loops: a function that does one pass and returns how many seconds
+until it wants to run again. The clock runs the loops: the virtual clock when time is advanced,
+the real clock on background threads.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+LoopBody = Callable[[], float]
+
+
+class LoopHandle(Protocol):
+    name: str
+
+    def wake(self) -> None:
+        """Run the loop as soon as possible (a watch event arrived)."""
+
+    def stop(self) -> None: ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+    def pause(self, seconds: float) -> None:
+        """Let `seconds` pass between two polls of a wait (virtual: advance; real: block)."""
+
+    def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle: ...
+
+    def close(self) -> None: ...
+
+
+def utc(dt: datetime) -> str:
+    """RFC 3339 with second precision, as Kubernetes serialises metav1.Time."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_utc(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+@dataclass(order=True)
+class _Due:
+    at: datetime
+    seq: int
+    loop: _VirtualLoop = field(compare=False)
+    generation: int = field(compare=False, default=0)
+
+    @property
+    def current(self) -> bool:
+        """Only a loop's latest schedule counts; a wake or reschedule supersedes older ones."""
+        return not self.loop.stopped and self.generation == self.loop.generation
+
+
+class _VirtualLoop:
+    def __init__(self, clock: VirtualClock, name: str, body: LoopBody) -> None:
+        self.name = name
+        self.body = body
+        self.clock = clock
+        self.stopped = False
+        self.generation = 0
+
+    def wake(self) -> None:
+        if not self.stopped:
+            self.clock._schedule(self, 0.0)
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+class VirtualClock:
+    """Deterministic time: nothing happens until `advance` (or a wait's `pause`) moves it."""
+
+    MAX_RUNS_PER_INSTANT = 10_000
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._queue: list[_Due] = []
+        self._seq = itertools.count()
+        self._running = False
+
+    def now(self) -> datetime:
+        return self._now
+
+    def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle:
+        loop = _VirtualLoop(self, name, body)
+        self._schedule(loop, first_delay)
+        return loop
+
+    def _schedule(self, loop: _VirtualLoop, delay: float) -> None:
+        loop.generation += 1
+        due = self._now + timedelta(seconds=max(0.0, delay))
+        heapq.heappush(self._queue, _Due(due, next(self._seq), loop, loop.generation))
+
+    def run_due(self) -> None:
+        """Run every loop that is due now, including those woken while running."""
+        if self._running:
+            return
+        self._running = True
+        runs = 0
+        try:
+            while self._queue and self._queue[0].at <= self._now:
+                runs += 1
+                if runs > self.MAX_RUNS_PER_INSTANT:
+                    names = sorted({e.loop.name for e in self._queue if e.at <= self._now})
+                    raise RuntimeError(f"loops keep waking each other: {', '.join(names)}")
+                entry = heapq.heappop(self._queue)
+                if not entry.current:
+                    continue
+                delay = entry.loop.body()
+                if entry.current:  # not woken or stopped while it ran
+                    self._schedule(entry.loop, delay)
+        finally:
+            self._running = False
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward, running each loop at the moment it is due."""
+        end = self._now + timedelta(seconds=seconds)
+        self.run_due()
+        while self._queue:
+            head = self._queue[0]
+            if not head.current:
+                heapq.heappop(self._queue)
+                continue
+            if head.at > end:
+                break
+            self._now = max(self._now, head.at)
+            self.run_due()
+        self._now = end
+        self.run_due()
+
+    def pause(self, seconds: float) -> None:
+        self.advance(seconds)
+
+    def close(self) -> None:
+        for entry in self._queue:
+            entry.loop.stop()
+        self._queue.clear()
+
+
+class _ThreadLoop:
+    def __init__(self, name: str, body: LoopBody, first_delay: float) -> None:
+        self.name = name
+        self._body = body
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._first_delay = first_delay
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        delay = self._first_delay
+        while not self._stop.is_set():
+            self._wake.wait(delay)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                delay = self._body()
+            except BaseException as error:  # a loop must not die silently
+                self.error = error
+                return
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+
+class RealClock:
+    """Wall-clock time; loops run on daemon threads and are stopped and joined on close."""
+
+    def __init__(self, offset: timedelta = timedelta()) -> None:
+        self.offset = offset
+        self._loops: list[_ThreadLoop] = []
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def pause(self, seconds: float) -> None:
+        threading.Event().wait(seconds)
+
+    def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle:
+        loop = _ThreadLoop(name, body, first_delay)
+        self._loops.append(loop)
+        return loop
+
+    def loop_errors(self) -> list[tuple[str, BaseException]]:
+        return [(loop.name, loop.error) for loop in self._loops if loop.error is not None]
+
+    def close(self) -> None:
+        for loop in self._loops:
+            loop.stop()
+        stuck = [loop.name for loop in self._loops if not loop.join(10.0)]
+        self._loops.clear()
+        if stuck:
+            raise RuntimeError(f"loops did not stop within 10 s: {', '.join(stuck)}")
+
+
+class SkewedClock:
+    """Another component's view of time, off by a settable offset (a skewed or slow clock)."""
+
+    def __init__(self, base: Clock) -> None:
+        self.base = base
+        self.offset = timedelta()
+
+    def now(self) -> datetime:
+        return self.base.now() + self.offset
+
+    def pause(self, seconds: float) -> None:
+        self.base.pause(seconds)
+
+    def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle:
+        return self.base.start_loop(name, body, first_delay)
+
+    def close(self) -> None:
+        """The base clock is closed by its owner."""

@@ -1,0 +1,456 @@
+"""An in-memory Kubernetes API server: object store, RBAC, bound ServiceAccount tokens, watch.
+
+It models what the verdicts of the scenarios depend on, as measured on kube-apiserver 1.34:
+RBAC by resourceName, TokenRequest bound to a Secret, a token that stays valid for up to 10 s
+after its Secret is deleted (the authentication cache), resourceVersion conflicts, the status
+subresource, owner-reference garbage collection, managedFields per field manager, admission
+that can deny a request (as a ValidatingAdmissionPolicy does), and a request log to assert on.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import itertools
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from simulators.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
+from simulators.clock import Clock, utc
+from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
+from simulators.rbac import SYSTEM_MASTERS, Request, User, allowed
+
+_T = TypeVar("_T")
+ADMIN = User("kubernetes-admin", (SYSTEM_MASTERS, "system:authenticated"))
+AdmissionHook = Callable[[User, Request], str | None]
+WatchCallback = Callable[[str, Obj], None]
+Key = tuple[str, str | None, str]
+
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    at: datetime
+    user: str
+    verb: str
+    kind: str
+    namespace: str | None
+    name: str | None
+    subresource: str | None
+    status: int
+
+
+class InMemoryCluster:
+    def __init__(self, name: str, clock: Clock) -> None:
+        self.name = name
+        self.clock = clock
+        self.issuer = TokenIssuer(f"https://{name}.sim.invalid")
+        self.admission: list[AdmissionHook] = []
+        self.requests: list[RequestRecord] = []
+        self._objects: dict[Key, Obj] = {}
+        self._versions = itertools.count(1)
+        self._auth_cache: dict[str, tuple[User, datetime]] = {}
+        self._watchers: list[WatchCallback] = []
+
+    # --- clients -----------------------------------------------------------------------------
+    def admin(self, field_manager: str = "kubectl") -> InMemoryClient:
+        return InMemoryClient(self, ADMIN, None, field_manager)
+
+    def with_token(self, token: str, field_manager: str = "python") -> InMemoryClient:
+        return InMemoryClient(self, None, token, field_manager)
+
+    def watch(self, callback: WatchCallback) -> None:
+        self._watchers.append(callback)
+
+    # --- authentication and authorization -----------------------------------------------------
+    def authenticate(self, token: str) -> User:
+        now = self.clock.now()
+        claims = self.issuer.verify(token, now)
+        if claims is None:
+            raise ApiError(401, "Unauthorized", "Unauthorized")
+        cached = self._auth_cache.get(token)
+        if cached is not None and now - cached[1] < AUTH_CACHE_TTL:
+            return cached[0]
+        if not self._bound_objects_exist(claims):
+            self._auth_cache.pop(token, None)
+            raise ApiError(401, "Unauthorized", "Unauthorized")
+        user = User.service_account(claims.namespace, claims.service_account)
+        self._auth_cache[token] = (user, now)
+        return user
+
+    def _bound_objects_exist(self, claims: TokenClaims) -> bool:
+        account = self._objects.get(("ServiceAccount", claims.namespace, claims.service_account))
+        if account is None or account["metadata"]["uid"] != claims.service_account_uid:
+            return False
+        if claims.secret is None:
+            return True
+        secret = self._objects.get(("Secret", claims.namespace, claims.secret[0]))
+        return secret is not None and secret["metadata"]["uid"] == claims.secret[1]
+
+    def authorize(self, user: User, request: Request) -> None:
+        permitted = allowed(
+            user,
+            request,
+            self._all("Role"),
+            self._all("RoleBinding"),
+            self._all("ClusterRole"),
+            self._all("ClusterRoleBinding"),
+        )
+        if not permitted:
+            target = f"{request.resource}.{request.group}" if request.group else request.resource
+            name = f' "{request.name}"' if request.name else ""
+            raise ApiError(
+                403,
+                "Forbidden",
+                f'{target}{name} is forbidden: User "{user.name}" {request.describe()}',
+            )
+        for hook in self.admission:
+            denial = hook(user, request)
+            if denial is not None:
+                raise ApiError(403, "Forbidden", denial)
+
+    def record(self, user: User, request: Request, kind: str, status: int) -> None:
+        self.requests.append(
+            RequestRecord(
+                self.clock.now(),
+                user.name,
+                request.verb,
+                kind,
+                request.namespace,
+                request.name,
+                request.subresource,
+                status,
+            )
+        )
+
+    # --- store ---------------------------------------------------------------------------------
+    def _all(self, kind: str) -> list[Obj]:
+        return [obj for (k, _, _), obj in self._objects.items() if k == kind]
+
+    def objects(self, kind: str, namespace: str | None) -> list[Obj]:
+        return [
+            copy.deepcopy(obj)
+            for (k, ns, _), obj in sorted(self._objects.items(), key=lambda item: str(item[0]))
+            if k == kind and (namespace is None or ns == namespace)
+        ]
+
+    def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
+        obj = self._objects.get((kind, namespace if kind_of(kind).namespaced else None, name))
+        if obj is None:
+            raise not_found(kind, name)
+        return obj
+
+    def _notify(self, event: str, obj: Obj) -> None:
+        for callback in list(self._watchers):
+            callback(event, copy.deepcopy(obj))
+
+    def store_create(self, obj: Obj, manager: str) -> Obj:
+        kind = kind_of(obj.get("kind", ""))
+        meta = obj.setdefault("metadata", {})
+        name = meta.get("name", "")
+        namespace = meta.get("namespace") if kind.namespaced else None
+        _validate_name(kind.kind, name)
+        if kind.namespaced:
+            if not namespace:
+                raise ApiError(400, "BadRequest", "the namespace of the object is not set")
+            if ("Namespace", None, namespace) not in self._objects:
+                raise ApiError(404, "NotFound", f'namespaces "{namespace}" not found')
+        key = (kind.kind, namespace, name)
+        if key in self._objects:
+            raise ApiError(409, "AlreadyExists", f'{kind.plural} "{name}" already exists')
+        stored = _fold_string_data(copy.deepcopy(obj))
+        for field in _SERVER_OWNED:
+            stored["metadata"].pop(field, None)
+        stored["apiVersion"] = kind.api_version
+        if kind.has_status and kind.kind != "Namespace":
+            stored.pop("status", None)
+        stored["metadata"].update(
+            uid=str(uuid.uuid4()),
+            resourceVersion=str(next(self._versions)),
+            creationTimestamp=utc(self.clock.now()),
+            generation=1,
+        )
+        _record_fields(stored, {}, manager, "Update", None, self.clock.now())
+        self._objects[key] = stored
+        self._notify("ADDED", stored)
+        return copy.deepcopy(stored)
+
+    def store_replace(self, obj: Obj, manager: str, *, status_only: bool) -> Obj:
+        kind = kind_of(obj.get("kind", ""))
+        meta = obj.get("metadata", {})
+        current = self.lookup(kind.kind, meta.get("namespace"), meta.get("name", ""))
+        wanted_version = meta.get("resourceVersion")
+        if wanted_version and wanted_version != current["metadata"]["resourceVersion"]:
+            raise ApiError(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on {kind.plural} "{meta.get("name")}": the object '
+                "has been modified; please apply your changes to the latest version and try again",
+            )
+        if status_only:
+            updated = copy.deepcopy(current)
+            updated["status"] = copy.deepcopy(obj.get("status", {}))
+        else:
+            updated = _fold_string_data(copy.deepcopy(obj))
+            updated["apiVersion"] = kind.api_version
+            for field in _SERVER_OWNED:
+                updated["metadata"][field] = copy.deepcopy(current["metadata"].get(field))
+            if kind.has_status:
+                updated["status"] = copy.deepcopy(current.get("status", {}))
+            if _spec_of(updated) != _spec_of(current):
+                updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
+        if updated == current:
+            return copy.deepcopy(current)
+        updated["metadata"]["resourceVersion"] = str(next(self._versions))
+        subresource = "status" if status_only else None
+        _record_fields(updated, current, manager, "Update", subresource, self.clock.now())
+        self._objects[_key_of(updated)] = updated
+        self._notify("MODIFIED", updated)
+        return copy.deepcopy(updated)
+
+    def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
+        obj = self.lookup(kind, namespace, name)
+        del self._objects[_key_of(obj)]
+        self._notify("DELETED", obj)
+        uid = obj["metadata"]["uid"]
+        dependents = [
+            dep
+            for dep in self._objects.values()
+            if any(r.get("uid") == uid for r in dep["metadata"].get("ownerReferences", []))
+            or (kind == "Namespace" and dep["metadata"].get("namespace") == name)
+        ]
+        for dep in dependents:
+            if _key_of(dep) in self._objects:
+                self.store_delete(
+                    dep["kind"], dep["metadata"].get("namespace"), dep["metadata"]["name"]
+                )
+
+    def mint(
+        self, namespace: str, account: str, expiration_seconds: int, bound: tuple[str, str] | None
+    ) -> IssuedToken:
+        if expiration_seconds < 600:
+            raise ApiError(
+                422,
+                "Invalid",
+                "spec.expirationSeconds: may not specify a duration less than 10 minutes",
+            )
+        sa = self.lookup("ServiceAccount", namespace, account)
+        if bound is not None:
+            secret = self.lookup("Secret", namespace, bound[0])
+            if secret["metadata"]["uid"] != bound[1]:
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f"the UID in the bound object reference ({bound[1]}) does not match the UID "
+                    f"in record ({secret['metadata']['uid']}). The object might have been deleted "
+                    "and then recreated",
+                )
+        expires_at = self.clock.now() + timedelta(seconds=expiration_seconds)
+        claims = TokenClaims(namespace, account, sa["metadata"]["uid"], bound, expires_at)
+        return IssuedToken(self.issuer.issue(claims, self.clock.now()), expires_at)
+
+
+class InMemoryClient:
+    """A `ClusterAPI` bound to one credential of an `InMemoryCluster`."""
+
+    def __init__(
+        self, cluster: InMemoryCluster, user: User | None, token: str | None, field_manager: str
+    ) -> None:
+        self._cluster = cluster
+        self._user = user
+        self._token = token
+        self.field_manager = field_manager
+        self.gate: Callable[[], None] | None = None  # raises `Unreachable` when the network is cut
+
+    def __repr__(self) -> str:
+        who = self._user.name if self._user else "<token>"
+        return f"InMemoryClient({self._cluster.name}, {who})"
+
+    def _call(self, request: Request, kind: str, action: Callable[[], _T]) -> _T:
+        if self.gate is not None:
+            self.gate()
+        user = self._user or self._cluster.authenticate(self._token or "")
+        try:
+            self._cluster.authorize(user, request)
+            result = action()
+        except ApiError as error:
+            self._cluster.record(user, request, kind, error.status)
+            raise
+        self._cluster.record(user, request, kind, 200)
+        return result
+
+    @staticmethod
+    def _request(
+        verb: str,
+        kind: str,
+        namespace: str | None,
+        name: str | None,
+        subresource: str | None = None,
+    ) -> Request:
+        k = kind_of(kind)
+        return Request(
+            verb, k.group, k.plural, namespace if k.namespaced else None, name, subresource
+        )
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
+        return self._call(
+            self._request("get", kind, namespace, name),
+            kind,
+            lambda: copy.deepcopy(self._cluster.lookup(kind, namespace, name)),
+        )
+
+    def list(
+        self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None
+    ) -> list[Obj]:
+        def matching() -> list[Obj]:
+            wanted = labels or {}
+            return [
+                obj
+                for obj in self._cluster.objects(kind, namespace)
+                if all(obj["metadata"].get("labels", {}).get(k) == v for k, v in wanted.items())
+            ]
+
+        return self._call(self._request("list", kind, namespace, None), kind, matching)
+
+    def create(self, obj: Obj) -> Obj:
+        kind = obj.get("kind", "")
+        meta = obj.get("metadata", {})
+        return self._call(
+            self._request("create", kind, meta.get("namespace"), None),
+            kind,
+            lambda: self._cluster.store_create(obj, self.field_manager),
+        )
+
+    def update(self, obj: Obj) -> Obj:
+        meta = obj.get("metadata", {})
+        return self._call(
+            self._request("update", obj["kind"], meta.get("namespace"), meta.get("name")),
+            obj["kind"],
+            lambda: self._cluster.store_replace(obj, self.field_manager, status_only=False),
+        )
+
+    def update_status(self, obj: Obj) -> Obj:
+        meta = obj.get("metadata", {})
+        return self._call(
+            self._request("update", obj["kind"], meta.get("namespace"), meta.get("name"), "status"),
+            obj["kind"],
+            lambda: self._cluster.store_replace(obj, self.field_manager, status_only=True),
+        )
+
+    def patch(self, kind: str, name: str, namespace: str | None, patch: Obj) -> Obj:
+        def apply() -> Obj:
+            current = self._cluster.lookup(kind, namespace, name)
+            patched = merge_patch(copy.deepcopy(current), patch)
+            if "resourceVersion" not in patch.get("metadata", {}):
+                patched["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            return self._cluster.store_replace(patched, self.field_manager, status_only=False)
+
+        return self._call(self._request("patch", kind, namespace, name), kind, apply)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        self._call(
+            self._request("delete", kind, namespace, name),
+            kind,
+            lambda: self._cluster.store_delete(kind, namespace, name),
+        )
+
+    def create_token(
+        self,
+        namespace: str,
+        service_account: str,
+        *,
+        expiration_seconds: int,
+        bound_secret: tuple[str, str] | None = None,
+    ) -> IssuedToken:
+        return self._call(
+            self._request("create", "ServiceAccount", namespace, service_account, "token"),
+            "ServiceAccount",
+            lambda: self._cluster.mint(
+                namespace, service_account, expiration_seconds, bound_secret
+            ),
+        )
+
+
+def _validate_name(kind: str, name: str) -> None:
+    pattern, limit = (_LABEL, 63) if kind == "Namespace" else (_NAME, 253)
+    if not name or len(name) > limit or not pattern.match(name):
+        raise ApiError(
+            422,
+            "Invalid",
+            f'{KINDS[kind].kind} "{name}" is invalid: metadata.name: Invalid value: "{name}": '
+            "a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' "
+            f"or '.', and must start and end with an alphanumeric character (at most {limit})",
+        )
+
+
+def _fold_string_data(obj: Obj) -> Obj:
+    """A Secret's `stringData` is write-only: the API server stores it base64-encoded in `data`."""
+    if obj.get("kind") == "Secret" and "stringData" in obj:
+        data = obj.setdefault("data", {}) or {}
+        for key, value in (obj.pop("stringData") or {}).items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
+    return obj
+
+
+def _key_of(obj: Obj) -> Key:
+    kind = kind_of(obj["kind"])
+    meta = obj["metadata"]
+    return (kind.kind, meta.get("namespace") if kind.namespaced else None, meta["name"])
+
+
+def _spec_of(obj: Obj) -> Obj:
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status")}
+
+
+def _changed_paths(new: Any, old: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    if isinstance(new, dict) and isinstance(old, dict):
+        paths: list[tuple[str, ...]] = []
+        for key, value in new.items():
+            if prefix == ("metadata",) and key in _SERVER_OWNED:
+                continue
+            paths += _changed_paths(value, old.get(key), (*prefix, key))
+        return paths
+    return [] if new == old else [prefix]
+
+
+def _record_fields(
+    obj: Obj, old: Obj, manager: str, operation: str, subresource: str | None, now: datetime
+) -> None:
+    """Merge the changed leaf fields into the manager's managedFields entry (FieldsV1 shape)."""
+    scope = ("status",) if subresource == "status" else None
+    paths = [
+        p
+        for p in _changed_paths(obj, old)
+        if p and p[0] not in ("apiVersion", "kind") and (scope is None or p[:1] == scope)
+    ]
+    if not paths:
+        return
+    entries: list[Obj] = obj["metadata"].setdefault("managedFields", [])
+    entry = next(
+        (e for e in entries if e["manager"] == manager and e.get("subresource") == subresource),
+        None,
+    )
+    if entry is None:
+        entry = {
+            "manager": manager,
+            "operation": operation,
+            "apiVersion": obj["apiVersion"],
+            "fieldsType": "FieldsV1",
+            "fieldsV1": {},
+        }
+        if subresource:
+            entry["subresource"] = subresource
+        entries.append(entry)
+    entry["time"] = utc(now)
+    for path in paths:
+        node = entry["fieldsV1"]
+        for part in path:
+            node = node.setdefault(f"f:{part}", {})

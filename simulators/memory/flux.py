@@ -1,0 +1,333 @@
+"""A model of Flux's source-controller and helm-controller, for the sim backend.
+
+OCIRepository: credentials from a dockerconfigjson `secretRef`, tag chosen by `ref.semver`
+(highest match) or `ref.tag`, the layer picked by `layerSelector.mediaType` and copied as is.
+HelmRelease with `chartRef` to an OCIRepository: install on first artifact, upgrade when the
+artifact changes, prune what a new revision no longer has, uninstall when the HelmRelease goes;
+Ready only once the installed Deployments are available (helm-controller waits by default).
+Reconciles run at `spec.interval`, on spec change, and on `reconcile.fluxcd.io/requestedAt`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from urllib.parse import urlparse
+
+from simulators.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, kind_of
+from simulators.clock import Clock, utc
+from simulators.credentials import credentials_for
+from simulators.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, highest_matching
+from simulators.reference.conditions import secret_value, set_condition
+
+REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
+FAILURE_RETRY = timedelta(seconds=10)
+ConnectRegistry = Callable[[str, str | None, str | None], RegistryClient]
+
+
+def parse_duration(text: str) -> timedelta:
+    total, number = 0.0, ""
+    units = {"h": 3600, "m": 60, "s": 1}
+    for char in text:
+        if char.isdigit() or char == ".":
+            number += char
+        elif char in units and number:
+            total += float(number) * units[char]
+            number = ""
+        else:
+            raise ValueError(f"invalid duration {text!r}")
+    return timedelta(seconds=total)
+
+
+@dataclass
+class _Installed:
+    digest: str
+    objects: list[tuple[str, str | None, str]]
+    chart: str
+    version: str
+
+
+@dataclass
+class FluxModel:
+    target: ClusterAPI
+    connect_registry: ConnectRegistry
+    clock: Clock
+    log: Callable[[str], None]
+    artifacts: dict[tuple[str, str], tuple[str, bytes]] = field(default_factory=dict)
+    installed: dict[tuple[str, str], _Installed] = field(default_factory=dict)
+    _last_run: dict[tuple[str, str, str], datetime] = field(default_factory=dict)
+
+    def reconcile_all(self) -> float:
+        for repository in self.target.list("OCIRepository"):
+            if self._due(repository):
+                self._reconcile_source(repository)
+        releases = self.target.list("HelmRelease")
+        for release in releases:
+            if self._due(release) or self._waiting(release) or self._source_moved(release):
+                self._reconcile_release(release)
+        present = {(r["metadata"]["namespace"], r["metadata"]["name"]) for r in releases}
+        for key in [k for k in self.installed if k not in present]:
+            self._uninstall(key)
+        return 1.0
+
+    def _due(self, obj: Obj) -> bool:
+        meta, status = obj["metadata"], obj.get("status", {})
+        key = (obj["kind"], meta["namespace"], meta["name"])
+        last = self._last_run.get(key)
+        if last is None or status.get("observedGeneration") != meta.get("generation"):
+            return True
+        requested = annotations_of(obj).get(REQUESTED_AT)
+        if requested is not None and requested != status.get("lastHandledReconcileAt"):
+            return True
+        ready = find_condition(obj, "Ready")
+        every = parse_duration(obj.get("spec", {}).get("interval", "10m"))
+        if ready is not None and ready.get("status") == "False":
+            every = min(every, FAILURE_RETRY)
+        return self.clock.now() - last >= every
+
+    def _source_moved(self, release: Obj) -> bool:
+        """helm-controller watches its chart source: a new artifact triggers a reconcile."""
+        meta, ref = release["metadata"], release.get("spec", {}).get("chartRef", {})
+        artifact = self.artifacts.get((ref.get("namespace", meta["namespace"]), ref.get("name", "")))
+        return artifact is not None and artifact[0] != release.get("status", {}).get(
+            "lastAttemptedRevision"
+        )
+
+    def _waiting(self, release: Obj) -> bool:
+        ready = find_condition(release, "Ready")
+        return ready is not None and ready.get("status") == "Unknown"
+
+    def _finish(self, obj: Obj, status: str, reason: str, message: str) -> None:
+        meta = obj["metadata"]
+        self._last_run[(obj["kind"], meta["namespace"], meta["name"])] = self.clock.now()
+        fresh = self.target.get(obj["kind"], meta["name"], meta["namespace"])
+        fresh["status"] = {**fresh.get("status", {}), **obj.get("status", {})}
+        fresh["status"]["observedGeneration"] = fresh["metadata"].get("generation")
+        requested = annotations_of(fresh).get(REQUESTED_AT)
+        if requested is not None:
+            fresh["status"]["lastHandledReconcileAt"] = requested
+        set_condition(fresh, "Ready", status, reason, message, self.clock.now())
+        self.target.update_status(fresh)
+
+    # --- source-controller -------------------------------------------------------------------
+    def _reconcile_source(self, repository: Obj) -> None:
+        meta, spec = repository["metadata"], repository.get("spec", {})
+        key = (meta["namespace"], meta["name"])
+        url = spec.get("url", "")
+        try:
+            client, path = self._client_for(meta["namespace"], url, spec)
+            tag = self._pick_tag(client, path, spec.get("ref", {}))
+            manifest, digest = client.manifest(path, tag)
+            selector = spec.get("layerSelector") or {}
+            layer = next(
+                (
+                    candidate
+                    for candidate in manifest.get("layers", [])
+                    if candidate.get("mediaType") == selector.get("mediaType", HELM_CHART_LAYER)
+                ),
+                None,
+            )
+            if layer is None:
+                raise RegistryError(
+                    404,
+                    "LAYER_UNKNOWN",
+                    f"failed to find layer with media type '{selector.get('mediaType')}'",
+                )
+            data = client.blob(path, layer["digest"])
+        except (RegistryError, ApiError, ValueError) as error:
+            self._finish(
+                repository,
+                "False",
+                "OCIArtifactPullFailed",
+                f"failed to pull artifact from '{url}': {error}",
+            )
+            return
+        revision = f"{tag}@{digest}"
+        self.artifacts[key] = (revision, data)
+        repository.setdefault("status", {})["artifact"] = {
+            "revision": revision,
+            "digest": "sha256:" + hashlib.sha256(data).hexdigest(),
+            "url": f"http://source-controller.flux-system.svc/ocirepository/{key[0]}/{key[1]}/"
+            f"{digest.removeprefix('sha256:')}.tar.gz",
+            "lastUpdateTime": utc(self.clock.now()),
+        }
+        self._finish(repository, "True", "Succeeded", f"stored artifact for digest '{revision}'")
+
+    def _client_for(self, namespace: str, url: str, spec: Obj) -> tuple[RegistryClient, str]:
+        parsed = urlparse(url)
+        if parsed.scheme != "oci" or not parsed.netloc or not parsed.path.strip("/"):
+            raise ValueError(f"URL must be of the form oci://<host>/<repository>, got '{url}'")
+        username = password = None
+        secret_name = spec.get("secretRef", {}).get("name")
+        if secret_name:
+            secret = self.target.get("Secret", secret_name, namespace)
+            config = secret_value(secret, ".dockerconfigjson")
+            found = credentials_for(config or "", parsed.netloc)
+            if found is None:
+                raise ValueError(
+                    f"secret '{secret_name}' holds no credentials for host '{parsed.netloc}'"
+                )
+            username, password = found
+        return self.connect_registry(parsed.netloc, username, password), parsed.path.strip("/")
+
+    @staticmethod
+    def _pick_tag(client: RegistryClient, path: str, ref: Obj) -> str:
+        if ref.get("tag"):
+            return str(ref["tag"])
+        constraint = ref.get("semver")
+        if not constraint:
+            return "latest"
+        tag = highest_matching(client.tags(path), str(constraint))
+        if tag is None:
+            raise ValueError(f"no match found for semver: {constraint}")
+        return tag
+
+    # --- helm-controller ---------------------------------------------------------------------
+    def _reconcile_release(self, release: Obj) -> None:
+        meta, spec = release["metadata"], release.get("spec", {})
+        key = (meta["namespace"], meta["name"])
+        chart_ref = spec.get("chartRef", {})
+        artifact = self.artifacts.get(
+            (chart_ref.get("namespace", meta["namespace"]), chart_ref.get("name", ""))
+        )
+        if chart_ref.get("kind") != "OCIRepository" or artifact is None:
+            self._finish(
+                release,
+                "False",
+                "ArtifactFailed",
+                f"HelmChart '{key[0]}/{chart_ref.get('name')}' is not ready",
+            )
+            return
+        revision, data = artifact
+        digest = hashlib.sha256(data + json.dumps(spec.get("values") or {}).encode()).hexdigest()
+        current = self.installed.get(key)
+        if current is not None and current.digest == digest:
+            self._report_readiness(release, current)
+            return
+        try:
+            chart = Chart.unpack(data)
+            objects = self._apply(release, chart)
+        except (ValueError, ApiError) as error:
+            action = "upgrade" if current else "install"
+            self._finish(
+                release,
+                "False",
+                f"{action.capitalize()}Failed",
+                f"Helm {action} failed for release {key[0]}/{key[1]}: {error}",
+            )
+            return
+        if current is not None:
+            for stale in set(current.objects) - set(objects):
+                self._delete(stale)
+        self.installed[key] = _Installed(digest, objects, chart.name, chart.version)
+        release.setdefault("status", {})["history"] = [
+            {
+                "chartName": chart.name,
+                "chartVersion": chart.version,
+                "status": "deployed",
+                "digest": digest[:16],
+            }
+        ]
+        release["status"]["lastAttemptedRevision"] = revision
+        self._report_readiness(release, self.installed[key], upgraded=current is not None)
+
+    def _report_readiness(
+        self, release: Obj, installed: _Installed, upgraded: bool = False
+    ) -> None:
+        pending = [
+            name
+            for kind, namespace, name in installed.objects
+            if kind == "Deployment" and not self._available(namespace, name)
+        ]
+        if pending:
+            self._finish(
+                release,
+                "Unknown",
+                "Progressing",
+                f"waiting for Deployments to become available: {', '.join(pending)}",
+            )
+            return
+        action = "upgrade" if upgraded else "install"
+        ready = find_condition(release, "Ready")
+        if ready is not None and ready.get("status") == "True" and not upgraded:
+            self._last_run[
+                ("HelmRelease", release["metadata"]["namespace"], release["metadata"]["name"])
+            ] = self.clock.now()
+            return
+        self._finish(
+            release,
+            "True",
+            f"{action.capitalize()}Succeeded",
+            f"Helm {action} succeeded for release "
+            f"{release['metadata']['namespace']}/{release['metadata']['name']} with chart "
+            f"{installed.chart}@{installed.version}",
+        )
+
+    def _available(self, namespace: str | None, name: str) -> bool:
+        try:
+            deployment = self.target.get("Deployment", name, namespace)
+        except ApiError:
+            return False
+        available = find_condition(deployment, "Available")
+        return available is not None and available.get("status") == "True"
+
+    def _apply(self, release: Obj, chart: Chart) -> list[tuple[str, str | None, str]]:
+        meta, spec = release["metadata"], release.get("spec", {})
+        namespace = spec.get("targetNamespace") or meta["namespace"]
+        self._ensure_namespace(namespace, bool(spec.get("install", {}).get("createNamespace")))
+        applied: list[tuple[str, str | None, str]] = []
+        for manifest in chart.manifests():
+            kind = kind_of(manifest["kind"])
+            obj_meta = manifest.setdefault("metadata", {})
+            if kind.namespaced:
+                obj_meta.setdefault("namespace", namespace)
+            obj_meta.setdefault("labels", {}).update(
+                {
+                    "helm.toolkit.fluxcd.io/name": meta["name"],
+                    "helm.toolkit.fluxcd.io/namespace": meta["namespace"],
+                }
+            )
+            self._upsert(manifest)
+            applied.append((kind.kind, obj_meta.get("namespace"), obj_meta["name"]))
+        return applied
+
+    def _ensure_namespace(self, namespace: str, create: bool) -> None:
+        try:
+            self.target.get("Namespace", namespace)
+        except ApiError as error:
+            if error.status != 404 or not create:
+                raise
+            self.target.create(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+            )
+
+    def _upsert(self, manifest: Obj) -> None:
+        meta = manifest["metadata"]
+        try:
+            current = self.target.get(manifest["kind"], meta["name"], meta.get("namespace"))
+        except ApiError as error:
+            if error.status != 404:
+                raise
+            self.target.create(manifest)
+            return
+        merged = {**manifest, "metadata": {**current["metadata"], **meta}}
+        merged.pop("status", None)
+        if current.get("kind") == "Secret" and "stringData" in merged:
+            merged.pop("data", None)  # Helm replaces the whole Secret
+        self.target.update(merged)
+
+    def _delete(self, ref: tuple[str, str | None, str]) -> None:
+        try:
+            self.target.delete(ref[0], ref[2], ref[1])
+        except ApiError as error:
+            if error.status != 404:
+                raise
+
+    def _uninstall(self, key: tuple[str, str]) -> None:
+        installed = self.installed.pop(key)
+        for ref in reversed(installed.objects):
+            self._delete(ref)
+        self.log(f"uninstalled release {key[0]}/{key[1]}")

@@ -1,0 +1,36 @@
+"""Who can reach whom in the sim: API servers by URL, registries by host; links can be cut."""
+
+from __future__ import annotations
+
+from simulators.api import ClusterAPI, Unreachable
+from simulators.memory.cluster import InMemoryCluster
+from simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
+
+
+class SimNetwork:
+    def __init__(self) -> None:
+        self.clusters: dict[str, InMemoryCluster] = {}
+        self.registries: dict[str, InMemoryRegistry] = {}
+        self.cut: set[str] = set()
+
+    def _gate(self, address: str) -> None:
+        if address in self.cut:
+            raise Unreachable(address)
+
+    def connect_cluster(self, server: str, token: str, field_manager: str) -> ClusterAPI:
+        cluster = self.clusters.get(server.rstrip("/"))
+        if cluster is None:
+            raise Unreachable(server)
+        client = cluster.with_token(token, field_manager)
+        client.gate = lambda: self._gate(server.rstrip("/"))
+        return client
+
+    def connect_registry(
+        self, host: str, username: str | None, password: str | None
+    ) -> InMemoryRegistryClient:
+        registry = self.registries.get(host)
+        if registry is None:
+            raise Unreachable(host)
+        client = registry.client(username, password)
+        client.gate = lambda: self._gate(host)
+        return client

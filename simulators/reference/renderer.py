@@ -1,0 +1,326 @@
+"""Reference solar-renderer: the page's fourth row, plus the bootstrap chart Flux starts from.
+
+For every Target it renders each bound Release into a Helm chart and pushes it to the Target's
+render registry under `<namespace>/`: a Release annotated `target-credential` becomes the agent
+release of that Target (a Secret with the kubeconfig and the token, and the agent Deployment);
+any other Release becomes a chart shared by all Targets. Then it renders `bootstrap-<target>`,
+one OCIRepository/HelmRelease pair per bound Release, and bumps its version whenever it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from simulators.api import ApiError, ClusterAPI, Obj, annotations_of
+from simulators.clock import Clock
+from simulators.contract import Contract
+from simulators.credentials import TokenKubeconfig
+from simulators.oci import (
+    HELM_CHART_LAYER,
+    Chart,
+    RegistryClient,
+    RegistryError,
+    highest_matching,
+    parse_version,
+)
+from simulators.reference.conditions import secret_value
+
+ConnectRegistry = Callable[[str, str, str], RegistryClient]
+CONTENT_ANNOTATION = "solar.opendefense.cloud/content-digest"
+AGENT_VERSION = "0.1.0"
+
+
+@dataclass
+class RendererConfig:
+    apiserver_url: str | None
+    apiserver_ca_pem: str = ""
+    resync_seconds: float = 1.0
+    agent_interval_seconds: int = 10
+
+
+@dataclass(frozen=True)
+class RenderedRelease:
+    release: str
+    chart: str
+    version: str
+    target_namespace: str
+
+
+@dataclass
+class Renderer:
+    solar: ClusterAPI
+    connect_registry: ConnectRegistry
+    clock: Clock
+    contract: Contract
+    config: RendererConfig
+    log: Callable[[str], None] = print
+    _pushed: dict[str, tuple[str, str]] = field(default_factory=dict)  # repo -> (content, version)
+
+    def reconcile_all(self) -> float:
+        for target in self.solar.list("Target"):
+            try:
+                self.render_target(target)
+            except (ApiError, RegistryError) as error:
+                self.log(f"render {target['metadata']['name']}: {error}")
+        return self.config.resync_seconds
+
+    def render_target(self, target: Obj) -> None:
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        registry = self._registry_of(target)
+        if registry is None:
+            return
+        client = self._push_client(registry, namespace)
+        rendered: list[RenderedRelease] = []
+        for binding in self.solar.list("ReleaseBinding", namespace):
+            if binding.get("spec", {}).get("targetRef", {}).get("name") != name:
+                continue
+            release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            rendered_release = self._render_release(client, namespace, release, target)
+            if rendered_release is not None:
+                rendered.append(rendered_release)
+        bootstrap = self._bootstrap_chart(
+            name, namespace, registry, sorted(rendered, key=lambda r: r.release)
+        )
+        version = self._push(client, namespace, bootstrap)
+        if target.get("status", {}).get("bootstrapVersion") != version:
+            fresh = self.solar.get("Target", name, namespace)
+            fresh.setdefault("status", {})["bootstrapVersion"] = version
+            self.solar.update_status(fresh)
+
+    def _render_release(
+        self, client: RegistryClient, namespace: str, release: Obj, target: Obj
+    ) -> RenderedRelease | None:
+        target_namespace = release.get("spec", {}).get("targetNamespace") or namespace
+        name = release["metadata"]["name"]
+        chart = self._chart_for(release, target)
+        if chart is not None:
+            version = self._push(client, namespace, chart)
+            return RenderedRelease(name, chart.name, version, target_namespace)
+        # No token (revoked, disabled, not yet minted): keep what was delivered, if anything.
+        # The agent then keeps running with a credential the API server rejects, and says so.
+        chart_name = self._agent_chart_name(name, target["metadata"]["name"])
+        tags = self._existing_tags(client, f"{namespace}/{chart_name}")
+        latest = highest_matching(tags, ">=0.0.0")
+        if latest is None:
+            return None
+        return RenderedRelease(name, chart_name, latest, target_namespace)
+
+    @staticmethod
+    def _agent_chart_name(release: str, target: str) -> str:
+        return f"release-{release}-{target}"
+
+    # --- inputs ------------------------------------------------------------------------------
+    def _registry_of(self, target: Obj) -> Obj | None:
+        ref = target.get("spec", {}).get("renderRegistryRef", {}).get("name")
+        if not ref:
+            return None
+        try:
+            return self.solar.get("Registry", ref, target["metadata"]["namespace"])
+        except ApiError as error:
+            if error.status == 404:
+                self.log(f"Target {target['metadata']['name']}: Registry {ref} not found")
+                return None
+            raise
+
+    def _push_client(self, registry: Obj, namespace: str) -> RegistryClient:
+        secret = self.solar.get("Secret", registry["spec"]["solarSecretRef"]["name"], namespace)
+        return self.connect_registry(
+            registry["spec"]["hostname"],
+            secret_value(secret, "username") or "",
+            secret_value(secret, "password") or "",
+        )
+
+    def _token_of(self, target: Obj) -> str | None:
+        secrets = self.solar.list(
+            "Secret",
+            target["metadata"]["namespace"],
+            labels=self.contract.credential_labels(target["metadata"]["name"]),
+        )
+        for secret in secrets:
+            token = secret_value(secret, self.contract.token_key)
+            if token:
+                return token
+        return None
+
+    # --- charts ------------------------------------------------------------------------------
+    def _chart_for(self, release: Obj, target: Obj) -> Chart | None:
+        name = release["metadata"]["name"]
+        if self.contract.agent_release_annotation not in annotations_of(release):
+            return Chart(
+                f"release-{name}",
+                "0.0.0",
+                templates={
+                    "configmap.yaml": _dump(
+                        {
+                            "apiVersion": "v1",
+                            "kind": "ConfigMap",
+                            "metadata": {
+                                "name": name,
+                                "labels": {self.contract.release_label: name},
+                            },
+                            "data": {
+                                "release": name,
+                                "componentVersion": str(
+                                    release.get("spec", {})
+                                    .get("componentVersionRef", {})
+                                    .get("name", "")
+                                ),
+                            },
+                        }
+                    )
+                },
+            )
+        token = self._token_of(target)
+        if token is None or not self.config.apiserver_url:
+            return None
+        target_name = target["metadata"]["name"]
+        kubeconfig = TokenKubeconfig(
+            self.config.apiserver_url, token, self.config.apiserver_ca_pem
+        ).render()
+        return Chart(
+            f"release-{name}-{target_name}",
+            "0.0.0",
+            templates=self._agent_templates(name, target, kubeconfig),
+        )
+
+    def _agent_templates(self, release: str, target: Obj, kubeconfig: str) -> dict[str, str]:
+        target_name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
+        labels = {"app.kubernetes.io/name": "solar-agent", self.contract.release_label: release}
+        checksum = hashlib.sha256(kubeconfig.encode()).hexdigest()
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "Opaque",
+            "metadata": {"name": "solar-agent-kubeconfig", "labels": labels},
+            "stringData": {self.contract.agent_kubeconfig_key: kubeconfig},
+        }
+        deployment = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "solar-agent", "labels": labels},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app.kubernetes.io/name": "solar-agent"}},
+                "template": {
+                    "metadata": {
+                        "labels": labels,
+                        "annotations": {"checksum/kubeconfig": checksum},
+                    },
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "agent",
+                                "image": f"{self.contract.agent_image}:{AGENT_VERSION}",
+                                "imagePullPolicy": "IfNotPresent",
+                                "args": [
+                                    f"--target={target_name}",
+                                    f"--namespace={namespace}",
+                                    "--kubeconfig=/etc/solar-agent/kubeconfig",
+                                    f"--interval={self.config.agent_interval_seconds}",
+                                ],
+                                "volumeMounts": [
+                                    {
+                                        "name": "kubeconfig",
+                                        "mountPath": "/etc/solar-agent",
+                                        "readOnly": True,
+                                    }
+                                ],
+                            }
+                        ],
+                        "volumes": [
+                            {
+                                "name": "kubeconfig",
+                                "secret": {"secretName": "solar-agent-kubeconfig"},
+                            }
+                        ],
+                    },
+                },
+            },
+        }
+        return {"secret.yaml": _dump(secret), "deployment.yaml": _dump(deployment)}
+
+    def _bootstrap_chart(
+        self, target: str, namespace: str, registry: Obj, releases: list[RenderedRelease]
+    ) -> Chart:
+        spec = registry["spec"]
+        templates: dict[str, str] = {}
+        for item in releases:
+            labels = {self.contract.release_label: item.release}
+            source: dict[str, Any] = {
+                "interval": "5m0s",
+                "url": f"oci://{spec['hostname']}/{namespace}/{item.chart}",
+                "ref": {"tag": item.version},
+                "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
+                "secretRef": {"name": spec.get("targetPullSecretName", "regcred")},
+            }
+            if spec.get("plainHTTP"):
+                source["insecure"] = True
+            repository = {
+                "apiVersion": "source.toolkit.fluxcd.io/v1",
+                "kind": "OCIRepository",
+                "metadata": {"name": item.release, "labels": labels},
+                "spec": source,
+            }
+            release = {
+                "apiVersion": "helm.toolkit.fluxcd.io/v2",
+                "kind": "HelmRelease",
+                "metadata": {"name": item.release, "labels": labels},
+                "spec": {
+                    "interval": "10m",
+                    "chartRef": {"kind": "OCIRepository", "name": item.release},
+                    "targetNamespace": item.target_namespace,
+                    "install": {"createNamespace": True, "remediation": {"retries": 3}},
+                    "upgrade": {"remediation": {"retries": 3}},
+                },
+            }
+            templates[f"{item.release}.yaml"] = _dump(repository) + "---\n" + _dump(release)
+        return Chart(f"bootstrap-{target}", "0.0.0", templates=templates)
+
+    def _push(self, client: RegistryClient, namespace: str, chart: Chart) -> str:
+        """Push when the content changed, as the next patch version; return the current version."""
+        repository = f"{namespace}/{chart.name}"
+        content = hashlib.sha256(
+            json.dumps(
+                {"templates": chart.templates, "values": chart.values}, sort_keys=True
+            ).encode()
+        ).hexdigest()[:16]
+        known = self._pushed.get(repository)
+        if known is not None and known[0] == content:
+            return known[1]
+        version = _next_version(self._existing_tags(client, repository))
+        client.push_chart(
+            repository,
+            Chart(
+                chart.name, version, chart.templates, chart.values, {CONTENT_ANNOTATION: content}
+            ),
+        )
+        self._pushed[repository] = (content, version)
+        self.log(f"pushed {repository}:{version}")
+        return version
+
+    @staticmethod
+    def _existing_tags(client: RegistryClient, repository: str) -> list[str]:
+        try:
+            return client.tags(repository)
+        except RegistryError as error:
+            if error.status == 404:
+                return []
+            raise
+
+
+def _next_version(tags: list[str]) -> str:
+    parsed = [v for v in (parse_version(t) for t in tags) if v is not None]
+    if not parsed:
+        return "0.1.0"
+    major, minor, patch, _ = max(parsed)
+    return f"{major}.{minor}.{patch + 1}"
+
+
+def _dump(obj: Obj) -> str:
+    return yaml.safe_dump(obj, sort_keys=False)

@@ -1,0 +1,210 @@
+"""The agent: its token, what that token may do, and its reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from fixtures.actors import You
+from fixtures.landscape import Landscape
+from fixtures.lookup import last_report_time, token_in, token_secret
+from fixtures.names import Names
+from fixtures.waiting import Waiter
+from simulators.api import ApiError, ClusterAPI, new_object
+from simulators.clock import parse_utc
+
+
+@given(parsers.parse('the agent of "{target}" holds its token'))
+def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        secret = token_secret(landscape, namespace, target)
+        token = token_in(landscape, secret) if secret else None
+        return token is not None, token
+
+    you.tokens[target] = waiter.until(f"a token for {target}", probe)
+
+
+# --- scope: use the token --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Attempt:
+    action: str
+    error: ApiError | None
+
+
+Action = Callable[[ClusterAPI], object]
+
+
+def _actions(you: You, names: Names, target: str, secret_name: str) -> dict[str, Action]:
+    ns = you.namespace_of(target)
+
+    def update_own_report(api: ClusterAPI) -> object:
+        report = api.get("TargetReport", target, ns)
+        report.setdefault("spec", {})["conformanceProbe"] = "update"
+        return api.update(report)
+
+    def update_report_of(other: str) -> Action:
+        def act(api: ClusterAPI) -> object:
+            body = new_object("TargetReport", other, you.namespace_of(other),
+                              spec={"conformanceProbe": "update"})
+            return api.update(body)
+
+        return act
+
+    def update_own_target(api: ClusterAPI) -> object:
+        return api.update(new_object("Target", target, ns, spec={"userdata": {"x": "y"}}))
+
+    def update_own_target_status(api: ClusterAPI) -> object:
+        return api.update_status(new_object("Target", target, ns, status={"conditions": []}))
+
+    return {
+        "get its own Target": lambda api: api.get("Target", target, ns),
+        "get its own TargetReport": lambda api: api.get("TargetReport", target, ns),
+        "update its own TargetReport": update_own_report,
+        "patch its own TargetReport": lambda api: api.patch(
+            "TargetReport", target, ns, {"spec": {"conformanceProbe": "patch"}}),
+        'get the Target "cluster-2"': lambda api: api.get("Target", "cluster-2", ns),
+        'get the TargetReport "cluster-2"': lambda api: api.get("TargetReport", "cluster-2", ns),
+        'update the TargetReport "cluster-2"': update_report_of("cluster-2"),
+        'get the Target "cluster-3" in namespace "other"': lambda api: api.get(
+            "Target", "cluster-3", names.namespace("other")),
+        "update its own Target": update_own_target,
+        "update the status of its own Target": update_own_target_status,
+        "delete its own TargetReport": lambda api: api.delete("TargetReport", target, ns),
+        "create a TargetReport": lambda api: api.create(
+            new_object("TargetReport", "conformance-probe", ns, spec={})),
+        "list Targets": lambda api: api.list("Target", ns),
+        "list TargetReports": lambda api: api.list("TargetReport", ns),
+        "get its own token Secret": lambda api: api.get("Secret", secret_name, ns),
+        "list Secrets": lambda api: api.list("Secret", ns),
+        "list Releases": lambda api: api.list("Release", ns),
+        "create a Target": lambda api: api.create(
+            new_object("Target", "conformance-probe", ns, spec={})),
+        'list Targets in namespace "other"': lambda api: api.list(
+            "Target", names.namespace("other")),
+    }
+
+
+@when(parsers.parse('the agent of "{target}" tries to {action}'), target_fixture="attempt")
+def try_action(
+    landscape: Landscape, you: You, names: Names, target: str, action: str
+) -> Attempt:
+    secret = token_secret(landscape, you.namespace_of(target), target)
+    assert secret is not None, f"{target} has no token Secret"
+    actions = _actions(you, names, target, secret["metadata"]["name"])
+    if action not in actions:
+        pytest.fail(f"unknown action {action!r}; known: {', '.join(actions)}", pytrace=False)
+    api = landscape.solar_as(you.noted_token(target))
+    try:
+        actions[action](api)
+    except ApiError as error:
+        return Attempt(action, error)
+    return Attempt(action, None)
+
+
+@then("the SolAr API server allows it")
+def allowed(attempt: Attempt) -> None:
+    assert attempt.error is None, f"{attempt.action}: {attempt.error}"
+
+
+@then("the SolAr API server forbids it")
+def forbidden(attempt: Attempt) -> None:
+    assert attempt.error is not None, f"{attempt.action} was allowed"
+    assert attempt.error.status == 403, f"{attempt.action}: expected 403, got {attempt.error}"
+
+
+@given(parsers.parse('the old token of "{target}" is rejected within the authentication cache window'))
+@then(parsers.parse('the old token of "{target}" is rejected within the authentication cache window'))
+def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    api = landscape.solar_as(you.noted_token(target))
+
+    def probe() -> tuple[bool, Any]:
+        try:
+            api.get("Target", target, namespace)
+        except ApiError as error:
+            return error.status == 401, error
+        return False, "the old token is still accepted"
+
+    window = waiter.timeout("auth_cache") + waiter.timeout("margin")
+    # The window starts when the old token lost its Secret; wait for that first.
+    waiter.until(f"the Secret the old token of {target} is bound to is gone",
+                 lambda: _old_secret_gone(landscape, you, target))
+    waiter.until(f"the old token of {target} is rejected (401)", probe, timeout=window)
+
+
+def _old_secret_gone(landscape: Landscape, you: You, target: str) -> tuple[bool, Any]:
+    secret = token_secret(landscape, you.namespace_of(target), target)
+    current = token_in(landscape, secret) if secret else None
+    return current != you.noted_token(target), "the Secret still holds the old token"
+
+
+# --- reports -------------------------------------------------------------------------------------
+@given(parsers.parse('the TargetReport "{target}" gets a lastReportTime'))
+@then(parsers.parse('the TargetReport "{target}" gets a lastReportTime'))
+def report_arrives(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        value = last_report_time(landscape, namespace, target)
+        return value is not None, {"lastReportTime": value}
+
+    waiter.until(f"lastReportTime of {target}", probe, kind="report",
+                 details=lambda: _logs(landscape, namespace, target))
+
+
+def _logs(landscape: Landscape, namespace: str, target: str) -> str:
+    pods = landscape.agent_logs(namespace, target)
+    return "\n".join(f"agent pod {pod}: " + "\n  ".join(lines[-5:]) for pod, lines in pods.items())
+
+
+@then(parsers.parse('the lastReportTime of "{target}" advances with the next report'))
+def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    before = last_report_time(landscape, namespace, target)
+
+    def probe() -> tuple[bool, Any]:
+        now = last_report_time(landscape, namespace, target)
+        later = now is not None and (before is None or parse_utc(now) > parse_utc(before))
+        return later, {"before": before, "now": now}
+
+    waiter.until(f"lastReportTime of {target} advances", probe, kind="report",
+                 details=lambda: _logs(landscape, namespace, target))
+
+
+@then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))
+def report_empty(landscape: Landscape, you: You, target: str) -> None:
+    namespace = you.namespace_of(target)
+    report = landscape.solar.get("TargetReport", target, namespace)
+    assert not report.get("spec", {}).get("lastReportTime"), report.get("spec")
+
+
+@then(parsers.parse(
+    'the lastReportTime of "{target}" was written by the agent with its own token'
+))
+def written_by_agent(landscape: Landscape, you: You, target: str) -> None:
+    report = landscape.solar.get("TargetReport", target, you.namespace_of(target))
+    managers = [
+        entry["manager"]
+        for entry in report["metadata"].get("managedFields", [])
+        if "f:lastReportTime" in entry.get("fieldsV1", {}).get("f:spec", {})
+    ]
+    assert managers == [landscape.contract.agent_field_manager], (
+        f"lastReportTime is managed by {managers}, not only by the agent"
+    )
+
+
+@then("the agent's log says that the SolAr API server rejects its credential")
+def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None:
+    for target, namespace in you.namespaces.items():
+        def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
+            lines = [line for pod in landscape.agent_logs(ns, t).values() for line in pod]
+            rejected = [line for line in lines if "401" in line or "Unauthorized" in line]
+            return bool(rejected), lines[-5:]
+
+        waiter.until(f"the agent of {target} logs 401 Unauthorized", probe, kind="report")

@@ -1,0 +1,61 @@
+"""Fault injection steps: each one registers its own undo with the scenario's cleanup."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import pytest
+from pytest_bdd import given, parsers, when
+
+from fixtures.actors import You
+from fixtures.landscape import Landscape, Undo
+from fixtures.names import Names
+from fixtures.plugin import requires
+
+
+class ActiveFaults(dict[str, Undo]):
+    """Faults in force, by name, so a later step can lift one."""
+
+
+def _inject(cleanup: ExitStack, faults: ActiveFaults, name: str, undo: Undo) -> None:
+    faults[name] = undo
+    cleanup.callback(lambda: faults.pop(name, lambda: None)())
+
+
+@pytest.fixture
+def active_faults() -> ActiveFaults:
+    return ActiveFaults()
+
+
+@given(parsers.parse(
+    'the SolAr API server denies token requests in namespace "{namespace}" with "{message}"'
+))
+def deny_tokens(landscape: Landscape, names: Names, cleanup: ExitStack,
+                active_faults: ActiveFaults, namespace: str, message: str) -> None:
+    undo = requires(lambda: landscape.faults.deny_token_requests(names.namespace(namespace),
+                                                                  message),
+                    "denying TokenRequests")
+    _inject(cleanup, active_faults, "deny-tokens", undo)
+
+
+@when("the SolAr API server accepts token requests again")
+def accept_tokens(active_faults: ActiveFaults) -> None:
+    assert "deny-tokens" in active_faults, "no denial of token requests is in force"
+    active_faults.pop("deny-tokens")()
+
+
+@given("the agent pods of the target cluster cannot reach the SolAr API server")
+def cut_solar_api(landscape: Landscape, cleanup: ExitStack, active_faults: ActiveFaults) -> None:
+    undo = requires(landscape.faults.cut_solar_api_from_target, "cutting the SolAr API off")
+    _inject(cleanup, active_faults, "cut-solar-api", undo)
+
+
+@when(parsers.parse(
+    "the clock of solar-controller-manager passes {percent:d} percent of the token's lifetime"
+))
+def skew_controller_clock(landscape: Landscape, you: You, cleanup: ExitStack,
+                          active_faults: ActiveFaults, percent: int) -> None:
+    seconds = landscape.contract.token_lifetime_seconds * percent / 100 + 1
+    undo = requires(lambda: landscape.faults.skew_controller_clock(seconds),
+                    "skewing the controller's clock")
+    _inject(cleanup, active_faults, "skew-controller-clock", undo)

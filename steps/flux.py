@@ -1,0 +1,122 @@
+"""Flux on the target cluster: the page's OCIRepository and HelmRelease, and what they install."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_bdd import given, parsers, then
+
+from fixtures.actors import You
+from fixtures.landscape import Landscape
+from fixtures.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
+from fixtures.waiting import Waiter
+from simulators.api import ApiError, Obj, find_condition
+
+
+def ready(obj: Obj) -> tuple[bool, Any]:
+    condition = find_condition(obj, "Ready") or {}
+    return condition.get("status") == "True", {
+        "Ready": condition.get("status"),
+        "reason": condition.get("reason"),
+        "message": condition.get("message"),
+    }
+
+
+def _release_objects(landscape: Landscape, namespace: str, release: str) -> list[Obj]:
+    """The Flux pair the bootstrap chart made for `release` (label solar.opendefense.cloud/release)."""
+    label = {landscape.contract.release_label: release}
+    return landscape.target.list("OCIRepository", namespace, labels=label) + landscape.target.list(
+        "HelmRelease", namespace, labels=label
+    )
+
+
+def _installed(landscape: Landscape, waiter: Waiter, namespace: str, release: str,
+               what: str) -> None:
+    def probe() -> tuple[bool, Any]:
+        pair = _release_objects(landscape, namespace, release)
+        states = {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair}
+        complete = {o["kind"] for o in pair} == {"OCIRepository", "HelmRelease"}
+        return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
+
+    waiter.until(what, probe, kind="flux")
+
+
+@given(parsers.parse('Flux on the target has installed the agent release of "{target}"'))
+@then(parsers.parse('Flux on the target installs the agent release of "{target}"'))
+def agent_installed(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    _installed(landscape, waiter, namespace, release,
+               f"Flux installs the agent release {release} of {target}")
+    deployments = [
+        d for d in landscape.target.list("Deployment")
+        if d["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
+    ]
+    assert deployments, f"the agent release {release} installed no Deployment"
+
+
+@then(parsers.parse('Flux on the target installs the release "{release}" of "{target}"'))
+def release_installed(
+    landscape: Landscape, you: You, waiter: Waiter, release: str, target: str
+) -> None:
+    _installed(landscape, waiter, you.namespace_of(target), release,
+               f"Flux installs the release {release} of {target}")
+
+
+@then(parsers.parse('Flux on the target reports every bound Release of "{target}" as Ready'))
+def all_bound_ready(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    releases = bound_releases(landscape, namespace, target)
+    assert releases, f"{target} is bound to no Release"
+    for release in releases:
+        _installed(landscape, waiter, namespace, release, f"the release {release} is Ready")
+
+
+@then(parsers.parse('the {kind} "{name}" on the target becomes Ready'))
+def page_object_ready(
+    landscape: Landscape, you: You, waiter: Waiter, kind: str, name: str
+) -> None:
+    for namespace in sorted(set(you.namespaces.values())):
+
+        def probe(ns: str = namespace) -> tuple[bool, Any]:
+            return ready(landscape.target.get(kind, name, ns))
+
+        waiter.until(f"{kind} {namespace}/{name} is Ready", probe, kind="flux")
+
+
+@then("the target cluster holds no Flux source, no HelmRelease and no agent")
+def target_untouched(landscape: Landscape) -> None:
+    found = {
+        kind: [f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+               for o in landscape.target.list(kind)]
+        for kind in ("OCIRepository", "HelmRelease", "Deployment")
+    }
+    assert all(not v for v in found.values()), f"objects on the target cluster: {found}"
+
+
+@then(parsers.parse('Flux on the target upgrades the agent release of "{target}"'))
+def agent_upgraded(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None
+    old = you.noted_token(target)
+
+    def probe() -> tuple[bool, Any]:
+        try:
+            pair = _release_objects(landscape, namespace, release)
+        except ApiError as error:
+            return False, error
+        secrets = [
+            s for s in landscape.target.list("Secret")
+            if s["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
+        ]
+        tokens = [kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets]
+        fresh = bool(tokens) and all(t is not None and t.token != old for t in tokens)
+        return fresh and all(ready(o)[0] for o in pair), {
+            "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},
+            "agent Secret on the target": "carries a new token" if fresh else "old or none",
+        }
+
+    waiter.until(f"Flux upgrades the agent release of {target} to the new token", probe,
+                 kind="flux")

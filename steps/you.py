@@ -1,0 +1,282 @@
+"""You: create Targets, make first contact on the target cluster, check what the page says."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from fixtures.actors import You
+from fixtures.landscape import Landscape
+from fixtures.lookup import credential_condition, last_report_time, token_in, token_secret
+from fixtures.page_objects import FirstContact
+from fixtures.waiting import Waiter, WaitTimeout
+from simulators.api import ApiError, Obj, new_object
+from simulators.credentials import basic_auth
+from steps.common import annotation, quoted_names
+from steps.operator import REGISTRY, ensure_namespace
+
+
+@pytest.fixture
+def creation_annotations() -> dict[str, str]:
+    """Annotations the Targets of a scenario are created with (none unless a step says so)."""
+    return {}
+
+
+def create_target(you: You, namespace: str, target: str, notes: dict[str, str]) -> Obj:
+    ns = you.names.namespace(namespace)
+    name = you.names.target(target)
+    created = you.solar.create(new_object(
+        "Target", name, ns, annotations=notes or None,
+        spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}},
+    ))
+    you.namespaces[name] = ns
+    return created
+
+
+@given(parsers.parse('the Target I create carries "{note}"'), target_fixture="creation_annotations")
+def target_carries(note: str) -> dict[str, str]:
+    key, value = annotation(note)
+    return {key: value}
+
+
+@given(parsers.parse('I have created the Target "{target}" in namespace "{namespace}"'))
+@when(parsers.parse('I create the Target "{target}" in namespace "{namespace}"'))
+def i_create_target(
+    you: You, creation_annotations: dict[str, str], target: str, namespace: str
+) -> None:
+    create_target(you, namespace, target, creation_annotations)
+
+
+@when(parsers.re(r'I create the Targets (?P<targets>.+) in namespace "(?P<namespace>[^"]+)"'))
+def i_create_targets(you: You, creation_annotations: dict[str, str], targets: str,
+                     namespace: str) -> None:
+    for target in quoted_names(targets):
+        create_target(you, namespace, target, creation_annotations)
+
+
+@then(parsers.parse('the SolAr API has accepted the Target "{target}"'))
+def target_accepted(landscape: Landscape, you: You, target: str) -> None:
+    obj = landscape.solar.get("Target", target, you.namespace_of(target))
+    assert obj["metadata"].get("uid"), f"the Target has no uid: {obj['metadata']}"
+    assert obj["spec"]["renderRegistryRef"] == {"name": REGISTRY}, obj["spec"]
+
+
+@then(parsers.parse('the Target "{target}" is the only object I have written'))
+def only_target_written(you: You, target: str) -> None:
+    written = [str(w) for w in you.solar.writes + you.target.writes]
+    expected = [f"create Target {you.namespace_of(target)}/{target}"]
+    assert written == expected, f"you wrote {written}; the page asks only for {expected}"
+
+
+# --- first contact -------------------------------------------------------------------------------
+def first_contact_for(landscape: Landscape, you: You, target: str) -> FirstContact:
+    namespace = you.namespace_of(target)
+    user, password = landscape.reader_credentials(namespace)
+    return FirstContact(landscape.registry.host, namespace, target, user, password,
+                        landscape.registry.plain_http)
+
+
+@given(parsers.parse('I have run the first-contact step for "{target}"'))
+@when(parsers.parse('I run the first-contact step for "{target}"'))
+def first_contact(landscape: Landscape, you: You, target: str) -> None:
+    """kubectl apply -n <ns> -f regcred.yaml; kubectl apply -n <ns> -f helmrelease.yaml"""
+    page = first_contact_for(landscape, you, target)
+    try:
+        you.target.create(new_object("Namespace", page.namespace))
+    except ApiError as error:
+        if error.status != 409:
+            raise
+    for obj in [page.regcred(), *page.helmrelease()]:
+        you.target.create(obj)
+    you.first_contact_writes = len(you.target.writes)
+
+
+@when(parsers.parse('I write the page\'s regcred for "{target}"'), target_fixture="page_regcred")
+def write_regcred(landscape: Landscape, you: You, target: str) -> Obj:
+    return first_contact_for(landscape, you, target).regcred()
+
+
+@when(parsers.parse('I write the page\'s helmrelease.yaml for "{target}"'),
+      target_fixture="page_helmrelease")
+def write_helmrelease(landscape: Landscape, you: You, target: str) -> dict[str, Any]:
+    objects = first_contact_for(landscape, you, target).helmrelease()
+    return {"target": target, **{o["kind"]: o for o in objects}}
+
+
+@then("I have written nothing to the target cluster since first contact")
+def nothing_written_since(you: You) -> None:
+    assert you.first_contact_writes is not None, "the scenario made no first contact"
+    later = [str(w) for w in you.target.writes[you.first_contact_writes:]]
+    assert later == [], f"you wrote to the target cluster after first contact: {later}"
+
+
+# --- annotations ---------------------------------------------------------------------------------
+@given(parsers.parse('I have annotated the Target "{target}" with "{note}"'))
+@when(parsers.parse('I annotate the Target "{target}" with "{note}"'))
+def annotate(you: You, target: str, note: str) -> None:
+    key, value = annotation(note)
+    you.solar.patch("Target", target, you.namespace_of(target),
+                    {"metadata": {"annotations": {key: value}}})
+
+
+@when(parsers.parse('I remove the annotation "{key}" from the Target "{target}"'))
+def remove_annotation(you: You, target: str, key: str) -> None:
+    you.solar.patch("Target", target, you.namespace_of(target),
+                    {"metadata": {"annotations": {key: None}}})
+
+
+@when(parsers.parse('I request a new credential for "{target}"'))
+def request_rotation(landscape: Landscape, you: You, target: str) -> None:
+    stamp = landscape.clock.now().strftime("%Y%m%dT%H%M%S")
+    you.solar.patch("Target", target, you.namespace_of(target), {
+        "metadata": {"annotations": {landscape.contract.rotation_annotation: stamp}}
+    })
+
+
+# --- check that it worked ------------------------------------------------------------------------
+@given(parsers.parse('AgentCredentialReady of "{target}" is "{status}" with reason "{reason}"'))
+@then(parsers.parse('AgentCredentialReady of "{target}" is "{status}" with reason "{reason}"'))
+def credential_condition_is(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, status: str, reason: str
+) -> None:
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target)
+        ok = condition is not None and (condition["status"], condition["reason"]) == (status, reason)
+        return ok, condition
+
+    waiter.until(f"{landscape.contract.condition_type} of {target} is {status}/{reason}", probe)
+
+
+@when(parsers.parse('I wait for the first lastReportTime of "{target}"'),
+      target_fixture="report_wait")
+def wait_for_first_report(
+    landscape: Landscape, you: You, waiter: Waiter, target: str
+) -> WaitTimeout | str:
+    namespace = you.namespace_of(target)
+
+    def logs() -> str:
+        pods = landscape.agent_logs(namespace, target)
+        if not pods:
+            return "no agent pod of this Target exists on the target cluster"
+        return "\n".join(
+            f"agent pod {pod} on the target cluster, last lines of its log:\n  "
+            + "\n  ".join(lines[-10:])
+            for pod, lines in pods.items()
+        )
+
+    def probe() -> tuple[bool, Any]:
+        value = last_report_time(landscape, namespace, target)
+        return value is not None, {"lastReportTime": value}
+
+    try:
+        return str(waiter.until(
+            f"lastReportTime of {target} stays empty; check the agent pod logs on the target "
+            "cluster", probe, kind="report", details=logs))
+    except WaitTimeout as timeout:
+        return timeout
+
+
+@then("the wait fails and says to check the agent pod logs on the target cluster")
+def wait_failed(report_wait: WaitTimeout | str) -> None:
+    assert isinstance(report_wait, WaitTimeout), f"a report arrived after all: {report_wait}"
+    assert "check the agent pod logs on the target cluster" in str(report_wait), str(report_wait)
+
+
+@then("the failure shows the agent's log lines, which say why it could not report")
+def failure_shows_logs(report_wait: WaitTimeout | str) -> None:
+    text = str(report_wait)
+    assert "agent pod" in text and "last lines of its log" in text, text
+    reasons = ("connection refused", "unreachable", "timed out", "no route to host")
+    assert "failed" in text and any(r in text.lower() for r in reasons), (
+        f"the log lines give no reason: {text}"
+    )
+
+
+@then("the failure shows no token")
+def failure_shows_no_token(landscape: Landscape, you: You, report_wait: WaitTimeout | str) -> None:
+    text = str(report_wait)
+    for target, namespace in you.namespaces.items():
+        secret = token_secret(landscape, namespace, target)
+        token = token_in(landscape, secret) if secret else None
+        assert token, f"{target} has no token, so this check could not fail"
+        assert token not in text, "the failure message shows the agent's token"
+    assert "eyJ" not in text, "the failure message shows something shaped like a token"
+
+
+# --- the page's objects --------------------------------------------------------------------------
+@then(parsers.parse('it is a Secret "{name}" of type "{secret_type}"'))
+def regcred_is_secret(page_regcred: Obj, name: str, secret_type: str) -> None:
+    seen = (page_regcred["kind"], page_regcred["metadata"]["name"], page_regcred.get("type"))
+    assert seen == ("Secret", name, secret_type), f"the page's regcred is {seen}"
+
+
+def _auths(page_regcred: Obj) -> dict[str, Any]:
+    config = json.loads(page_regcred["stringData"][".dockerconfigjson"])
+    return dict(config["auths"])
+
+
+@then("its only entry is for the render registry host")
+def regcred_host(landscape: Landscape, page_regcred: Obj) -> None:
+    hosts = sorted(_auths(page_regcred))
+    assert hosts == [landscape.registry.host], f"regcred has entries for {hosts}"
+
+
+@then("its auth field is the base64 of its username and password")
+def regcred_auth(page_regcred: Obj) -> None:
+    for host, entry in _auths(page_regcred).items():
+        expected = basic_auth(entry["username"], entry["password"])
+        assert entry["auth"] == expected, f"the auth field for {host} does not match its user"
+
+
+def expand_url(template: str, landscape: Landscape, you: You, target: str) -> str:
+    """oci://<render-registry>/<namespace>/bootstrap-<target>, with page names made actual."""
+    host, namespace, chart = template.removeprefix("oci://").split("/", 2)
+    host = landscape.registry.host if host == "<render-registry>" else host
+    namespace = you.namespace_of(target) if namespace == "<namespace>" else you.names.namespace(
+        namespace)
+    chart = chart.replace("<target>", target)
+    return f"oci://{host}/{namespace}/{chart}"
+
+
+@then(parsers.parse('the OCIRepository "{name}" has the URL {template}'))
+def source_url(
+    landscape: Landscape, you: You, page_helmrelease: dict[str, Obj], name: str, template: str
+) -> None:
+    source = page_helmrelease["OCIRepository"]
+    target = page_helmrelease["target"]
+    expected = expand_url(template, landscape, you, target)
+    assert source["metadata"]["name"] == name, source["metadata"]
+    assert source["spec"]["url"] == expected, f"URL {source['spec']['url']}, expected {expected}"
+
+
+@then(parsers.parse(
+    'the OCIRepository selects the layer "{media_type}" with operation "{operation}"'
+))
+def source_layer(page_helmrelease: dict[str, Obj], media_type: str, operation: str) -> None:
+    selector = page_helmrelease["OCIRepository"]["spec"]["layerSelector"]
+    assert selector == {"mediaType": media_type, "operation": operation}, selector
+
+
+@then(parsers.parse(
+    'the OCIRepository follows the semver range "{semver}" with the pull Secret "{secret}"'
+))
+def source_ref(page_helmrelease: dict[str, Obj], semver: str, secret: str) -> None:
+    spec = page_helmrelease["OCIRepository"]["spec"]
+    assert spec["ref"] == {"semver": semver}, spec["ref"]
+    assert spec["secretRef"] == {"name": secret}, spec["secretRef"]
+
+
+@then(parsers.parse(
+    'the HelmRelease "{name}" installs the chart of the OCIRepository "{source}"'
+))
+def release_chart(page_helmrelease: dict[str, Obj], name: str, source: str) -> None:
+    release = page_helmrelease["HelmRelease"]
+    assert release["metadata"]["name"] == name, release["metadata"]
+    assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": source}, (
+        release["spec"]["chartRef"]
+    )
