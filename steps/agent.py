@@ -50,8 +50,9 @@ def _actions(you: You, names: Names, target: str, secret_name: str) -> dict[str,
 
     def update_report_of(other: str) -> Action:
         def act(api: ClusterAPI) -> object:
-            body = new_object("TargetReport", other, you.namespace_of(other),
-                              spec={"conformanceProbe": "update"})
+            body = new_object(
+                "TargetReport", other, you.namespace_of(other), spec={"conformanceProbe": "update"}
+            )
             return api.update(body)
 
         return act
@@ -67,33 +68,36 @@ def _actions(you: You, names: Names, target: str, secret_name: str) -> dict[str,
         "get its own TargetReport": lambda api: api.get("TargetReport", target, ns),
         "update its own TargetReport": update_own_report,
         "patch its own TargetReport": lambda api: api.patch(
-            "TargetReport", target, ns, {"spec": {"conformanceProbe": "patch"}}),
+            "TargetReport", target, ns, {"spec": {"conformanceProbe": "patch"}}
+        ),
         'get the Target "cluster-2"': lambda api: api.get("Target", "cluster-2", ns),
         'get the TargetReport "cluster-2"': lambda api: api.get("TargetReport", "cluster-2", ns),
         'update the TargetReport "cluster-2"': update_report_of("cluster-2"),
         'get the Target "cluster-3" in namespace "other"': lambda api: api.get(
-            "Target", "cluster-3", names.namespace("other")),
+            "Target", "cluster-3", names.namespace("other")
+        ),
         "update its own Target": update_own_target,
         "update the status of its own Target": update_own_target_status,
         "delete its own TargetReport": lambda api: api.delete("TargetReport", target, ns),
         "create a TargetReport": lambda api: api.create(
-            new_object("TargetReport", "conformance-probe", ns, spec={})),
+            new_object("TargetReport", "conformance-probe", ns, spec={})
+        ),
         "list Targets": lambda api: api.list("Target", ns),
         "list TargetReports": lambda api: api.list("TargetReport", ns),
         "get its own token Secret": lambda api: api.get("Secret", secret_name, ns),
         "list Secrets": lambda api: api.list("Secret", ns),
         "list Releases": lambda api: api.list("Release", ns),
         "create a Target": lambda api: api.create(
-            new_object("Target", "conformance-probe", ns, spec={})),
+            new_object("Target", "conformance-probe", ns, spec={})
+        ),
         'list Targets in namespace "other"': lambda api: api.list(
-            "Target", names.namespace("other")),
+            "Target", names.namespace("other")
+        ),
     }
 
 
 @when(parsers.parse('the agent of "{target}" tries to {action}'), target_fixture="attempt")
-def try_action(
-    landscape: Landscape, you: You, names: Names, target: str, action: str
-) -> Attempt:
+def try_action(landscape: Landscape, you: You, names: Names, target: str, action: str) -> Attempt:
     secret = token_secret(landscape, you.namespace_of(target), target)
     assert secret is not None, f"{target} has no token Secret"
     actions = _actions(you, names, target, secret["metadata"]["name"])
@@ -118,8 +122,12 @@ def forbidden(attempt: Attempt) -> None:
     assert attempt.error.status == 403, f"{attempt.action}: expected 403, got {attempt.error}"
 
 
-@given(parsers.parse('the old token of "{target}" is rejected within the authentication cache window'))
-@then(parsers.parse('the old token of "{target}" is rejected within the authentication cache window'))
+@given(
+    parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
+)
+@then(
+    parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
+)
 def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
     api = landscape.solar_as(you.noted_token(target))
@@ -133,8 +141,10 @@ def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: s
 
     window = waiter.timeout("auth_cache") + waiter.timeout("margin")
     # The window starts when the old token lost its Secret; wait for that first.
-    waiter.until(f"the Secret the old token of {target} is bound to is gone",
-                 lambda: _old_secret_gone(landscape, you, target))
+    waiter.until(
+        f"the Secret the old token of {target} is bound to is gone",
+        lambda: _old_secret_gone(landscape, you, target),
+    )
     waiter.until(f"the old token of {target} is rejected (401)", probe, timeout=window)
 
 
@@ -154,8 +164,12 @@ def report_arrives(landscape: Landscape, you: You, waiter: Waiter, target: str) 
         value = last_report_time(landscape, namespace, target)
         return value is not None, {"lastReportTime": value}
 
-    waiter.until(f"lastReportTime of {target}", probe, kind="report",
-                 details=lambda: _logs(landscape, namespace, target))
+    waiter.until(
+        f"lastReportTime of {target}",
+        probe,
+        kind="report",
+        details=lambda: _logs(landscape, namespace, target),
+    )
 
 
 def _logs(landscape: Landscape, namespace: str, target: str) -> str:
@@ -173,8 +187,12 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
         later = now is not None and (before is None or parse_utc(now) > parse_utc(before))
         return later, {"before": before, "now": now}
 
-    waiter.until(f"lastReportTime of {target} advances", probe, kind="report",
-                 details=lambda: _logs(landscape, namespace, target))
+    waiter.until(
+        f"lastReportTime of {target} advances",
+        probe,
+        kind="report",
+        details=lambda: _logs(landscape, namespace, target),
+    )
 
 
 @then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))
@@ -184,9 +202,7 @@ def report_empty(landscape: Landscape, you: You, target: str) -> None:
     assert not report.get("spec", {}).get("lastReportTime"), report.get("spec")
 
 
-@then(parsers.parse(
-    'the lastReportTime of "{target}" was written by the agent with its own token'
-))
+@then(parsers.parse('the lastReportTime of "{target}" was written by the agent with its own token'))
 def written_by_agent(landscape: Landscape, you: You, target: str) -> None:
     report = landscape.solar.get("TargetReport", target, you.namespace_of(target))
     managers = [
@@ -202,6 +218,7 @@ def written_by_agent(landscape: Landscape, you: You, target: str) -> None:
 @then("the agent's log says that the SolAr API server rejects its credential")
 def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None:
     for target, namespace in you.namespaces.items():
+
         def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
             lines = [line for pod in landscape.agent_logs(ns, t).values() for line in pod]
             rejected = [line for line in lines if "401" in line or "Unauthorized" in line]

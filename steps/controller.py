@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 from typing import Any
 
@@ -26,16 +27,20 @@ from simulators.rbac import Request, User, allowed
 from steps.common import quoted_names
 
 
-@then(parsers.parse(
-    'solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "{target}", '
-    "owned by the Target"
-))
+@then(
+    parsers.parse(
+        'solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "{target}", '
+        "owned by the Target"
+    )
+)
 def access_objects(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
         found = {
-            kind: [o["metadata"]["name"] for o in owned_by_target(landscape, kind, namespace, target)]
+            kind: [
+                o["metadata"]["name"] for o in owned_by_target(landscape, kind, namespace, target)
+            ]
             for kind in ("ServiceAccount", "Role", "RoleBinding")
         }
         return all(len(names) == 1 for names in found.values()), found
@@ -78,13 +83,17 @@ def _token_probe(landscape: Landscape, namespace: str, target: str) -> tuple[boo
 @then(parsers.parse('solar-controller-manager mints a token for "{target}" into a Secret'))
 def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
-    waiter.until(f"a token for {target} in the Secret the condition names",
-                 lambda: _token_probe(landscape, namespace, target))
+    waiter.until(
+        f"a token for {target} in the Secret the condition names",
+        lambda: _token_probe(landscape, namespace, target),
+    )
     secret = token_secret(landscape, namespace, target)
     assert secret is not None
     facts = TokenFacts.read(token_in(landscape, secret) or "")
-    accounts = [a["metadata"]["name"]
-                for a in owned_by_target(landscape, "ServiceAccount", namespace, target)]
+    accounts = [
+        a["metadata"]["name"]
+        for a in owned_by_target(landscape, "ServiceAccount", namespace, target)
+    ]
     assert facts.subject in [f"system:serviceaccount:{namespace}:{a}" for a in accounts], (
         f"the token is not for the Target's ServiceAccount: {facts.subject} vs {accounts}"
     )
@@ -111,8 +120,11 @@ def message_names_secret_and_expiry(landscape: Landscape, you: You) -> None:
 @then(parsers.parse('no token is minted for "{target}"'))
 def no_token(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-    holding = [s["metadata"]["name"] for s in credential_secrets(landscape, namespace, target)
-               if token_in(landscape, s)]
+    holding = [
+        s["metadata"]["name"]
+        for s in credential_secrets(landscape, namespace, target)
+        if token_in(landscape, s)
+    ]
     assert holding == [], f"Secrets with a token for {target}: {holding}"
 
 
@@ -134,18 +146,24 @@ def message_has_error(landscape: Landscape, you: You, error: str) -> None:
         assert error in message, f"the condition of {target} does not carry {error!r}: {message!r}"
 
 
-@then(parsers.parse(
-    'the Secret named in the condition message holds a token for the agent of "{target}"'
-))
+@then(
+    parsers.parse(
+        'the Secret named in the condition message holds a token for the agent of "{target}"'
+    )
+)
 def named_secret_holds_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
-    waiter.until(f"a token for {target} in the Secret the condition names",
-                 lambda: _token_probe(landscape, namespace, target))
+    waiter.until(
+        f"a token for {target} in the Secret the condition names",
+        lambda: _token_probe(landscape, namespace, target),
+    )
 
 
-@then(parsers.parse(
-    'the Secret named in the condition message holds a new token for the agent of "{target}"'
-))
+@then(
+    parsers.parse(
+        'the Secret named in the condition message holds a new token for the agent of "{target}"'
+    )
+)
 def named_secret_holds_new_token(
     landscape: Landscape, you: You, waiter: Waiter, target: str
 ) -> None:
@@ -186,7 +204,7 @@ def expires_later(landscape: Landscape, you: You) -> None:
 def _mint_failures(landscape: Landscape, namespace: str, target: str) -> list[datetime]:
     """When the controller failed to mint, from its Warning events on the Target."""
     times = [
-        parse_utc(e.get("lastTimestamp") or e.get("firstTimestamp") or e.get("eventTime"))
+        parse_utc(str(e.get("lastTimestamp") or e.get("firstTimestamp") or e.get("eventTime")))
         for e in landscape.solar.list("Event", namespace)
         if e.get("involvedObject", {}).get("name") == target
         and e.get("involvedObject", {}).get("kind") == "Target"
@@ -195,9 +213,12 @@ def _mint_failures(landscape: Landscape, namespace: str, target: str) -> list[da
     return sorted(times)
 
 
-@when(parsers.parse(
-    'solar-controller-manager has failed to mint a token for "{target}" {count:d} times'
-), target_fixture="mint_failures")
+@when(
+    parsers.parse(
+        'solar-controller-manager has failed to mint a token for "{target}" {count:d} times'
+    ),
+    target_fixture="mint_failures",
+)
 def failed_times(
     landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
 ) -> list[datetime]:
@@ -213,9 +234,9 @@ def failed_times(
 
 @then("the waits between its attempts grow")
 def waits_grow(mint_failures: list[datetime]) -> None:
-    gaps = [(b - a).total_seconds() for a, b in zip(mint_failures, mint_failures[1:], strict=False)]
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(mint_failures)]
     assert len(gaps) >= 2, f"too few attempts to see a backoff: {gaps}"
-    assert all(b >= a for a, b in zip(gaps, gaps[1:], strict=False)), f"waits shrink: {gaps}"
+    assert all(b >= a for a, b in itertools.pairwise(gaps)), f"waits shrink: {gaps}"
     assert gaps[-1] > gaps[0], f"the waits do not grow (a hot loop?): {gaps}"
 
 

@@ -27,14 +27,23 @@ def active_faults() -> ActiveFaults:
     return ActiveFaults()
 
 
-@given(parsers.parse(
-    'the SolAr API server denies token requests in namespace "{namespace}" with "{message}"'
-))
-def deny_tokens(landscape: Landscape, names: Names, cleanup: ExitStack,
-                active_faults: ActiveFaults, namespace: str, message: str) -> None:
-    undo = requires(lambda: landscape.faults.deny_token_requests(names.namespace(namespace),
-                                                                  message),
-                    "denying TokenRequests")
+@given(
+    parsers.parse(
+        'the SolAr API server denies token requests in namespace "{namespace}" with "{message}"'
+    )
+)
+def deny_tokens(
+    landscape: Landscape,
+    names: Names,
+    cleanup: ExitStack,
+    active_faults: ActiveFaults,
+    namespace: str,
+    message: str,
+) -> None:
+    undo = requires(
+        lambda: landscape.faults.deny_token_requests(names.namespace(namespace), message),
+        "denying TokenRequests",
+    )
     _inject(cleanup, active_faults, "deny-tokens", undo)
 
 
@@ -50,12 +59,16 @@ def cut_solar_api(landscape: Landscape, cleanup: ExitStack, active_faults: Activ
     _inject(cleanup, active_faults, "cut-solar-api", undo)
 
 
-@when(parsers.parse(
-    "the clock of solar-controller-manager passes {percent:d} percent of the token's lifetime"
-))
-def skew_controller_clock(landscape: Landscape, you: You, cleanup: ExitStack,
-                          active_faults: ActiveFaults, percent: int) -> None:
+@when(
+    parsers.parse(
+        "the clock of solar-controller-manager passes {percent:d} percent of the token's lifetime"
+    )
+)
+def skew_controller_clock(
+    landscape: Landscape, you: You, cleanup: ExitStack, active_faults: ActiveFaults, percent: int
+) -> None:
     seconds = landscape.contract.token_lifetime_seconds * percent / 100 + 1
-    undo = requires(lambda: landscape.faults.skew_controller_clock(seconds),
-                    "skewing the controller's clock")
+    undo = requires(
+        lambda: landscape.faults.skew_controller_clock(seconds), "skewing the controller's clock"
+    )
     _inject(cleanup, active_faults, "skew-controller-clock", undo)

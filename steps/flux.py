@@ -30,8 +30,9 @@ def _release_objects(landscape: Landscape, namespace: str, release: str) -> list
     )
 
 
-def _installed(landscape: Landscape, waiter: Waiter, namespace: str, release: str,
-               what: str) -> None:
+def _installed(
+    landscape: Landscape, waiter: Waiter, namespace: str, release: str, what: str
+) -> None:
     def probe() -> tuple[bool, Any]:
         pair = _release_objects(landscape, namespace, release)
         states = {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair}
@@ -47,10 +48,16 @@ def agent_installed(landscape: Landscape, you: You, waiter: Waiter, target: str)
     namespace = you.namespace_of(target)
     release = agent_release_name(landscape, namespace)
     assert release is not None, f"namespace {namespace} has no agent Release"
-    _installed(landscape, waiter, namespace, release,
-               f"Flux installs the agent release {release} of {target}")
+    _installed(
+        landscape,
+        waiter,
+        namespace,
+        release,
+        f"Flux installs the agent release {release} of {target}",
+    )
     deployments = [
-        d for d in landscape.target.list("Deployment")
+        d
+        for d in landscape.target.list("Deployment")
         if d["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
     ]
     assert deployments, f"the agent release {release} installed no Deployment"
@@ -60,8 +67,13 @@ def agent_installed(landscape: Landscape, you: You, waiter: Waiter, target: str)
 def release_installed(
     landscape: Landscape, you: You, waiter: Waiter, release: str, target: str
 ) -> None:
-    _installed(landscape, waiter, you.namespace_of(target), release,
-               f"Flux installs the release {release} of {target}")
+    _installed(
+        landscape,
+        waiter,
+        you.namespace_of(target),
+        release,
+        f"Flux installs the release {release} of {target}",
+    )
 
 
 @then(parsers.parse('Flux on the target reports every bound Release of "{target}" as Ready'))
@@ -74,9 +86,7 @@ def all_bound_ready(landscape: Landscape, you: You, waiter: Waiter, target: str)
 
 
 @then(parsers.parse('the {kind} "{name}" on the target becomes Ready'))
-def page_object_ready(
-    landscape: Landscape, you: You, waiter: Waiter, kind: str, name: str
-) -> None:
+def page_object_ready(landscape: Landscape, you: You, waiter: Waiter, kind: str, name: str) -> None:
     for namespace in sorted(set(you.namespaces.values())):
 
         def probe(ns: str = namespace) -> tuple[bool, Any]:
@@ -88,8 +98,10 @@ def page_object_ready(
 @then("the target cluster holds no Flux source, no HelmRelease and no agent")
 def target_untouched(landscape: Landscape) -> None:
     found = {
-        kind: [f"{o['metadata']['namespace']}/{o['metadata']['name']}"
-               for o in landscape.target.list(kind)]
+        kind: [
+            f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+            for o in landscape.target.list(kind)
+        ]
         for kind in ("OCIRepository", "HelmRelease", "Deployment")
     }
     assert all(not v for v in found.values()), f"objects on the target cluster: {found}"
@@ -108,15 +120,19 @@ def agent_upgraded(landscape: Landscape, you: You, waiter: Waiter, target: str) 
         except ApiError as error:
             return False, error
         secrets = [
-            s for s in landscape.target.list("Secret")
+            s
+            for s in landscape.target.list("Secret")
             if s["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
         ]
-        tokens = [kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets]
+        tokens = [
+            kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets
+        ]
         fresh = bool(tokens) and all(t is not None and t.token != old for t in tokens)
         return fresh and all(ready(o)[0] for o in pair), {
             "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},
             "agent Secret on the target": "carries a new token" if fresh else "old or none",
         }
 
-    waiter.until(f"Flux upgrades the agent release of {target} to the new token", probe,
-                 kind="flux")
+    waiter.until(
+        f"Flux upgrades the agent release of {target} to the new token", probe, kind="flux"
+    )

@@ -25,35 +25,60 @@ def ensure_namespace(landscape: Landscape, namespace: str) -> None:
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))
-def set_up_agent(
-    landscape: Landscape, operator: Operator, names: Names, namespace: str
-) -> None:
+def set_up_agent(landscape: Landscape, operator: Operator, names: Names, namespace: str) -> None:
     ns = names.namespace(namespace)
     if ns in operator.set_up:
         assert landscape.solar.list("Profile", ns), f"the setup of {ns} lost its Profile"
         return
     ensure_namespace(landscape, ns)
     user, password = landscape.push_credentials()
-    operator.solar.create(new_object(
-        "Secret", PUSH_SECRET, ns, type="Opaque",
-        stringData={"username": user, "password": password},
-    ))
-    operator.solar.create(new_object("Registry", REGISTRY, ns, spec={
-        "hostname": landscape.registry.host,
-        "plainHTTP": landscape.registry.plain_http,
-        "solarSecretRef": {"name": PUSH_SECRET},
-        "targetPullSecretName": "regcred",
-    }))
-    operator.solar.create(new_object(
-        "Release", AGENT_RELEASE, ns,
-        annotations={landscape.contract.agent_release_annotation: "true"},
-        spec={"componentVersionRef": {"name": "solar-agent"},
-              "uniqueName": f"{AGENT_RELEASE}-{ns}",
-              "targetNamespace": names.namespace("solar-system")},
-    ))
-    operator.solar.create(new_object("Profile", AGENT_RELEASE, ns, spec={
-        "releaseRef": {"name": AGENT_RELEASE}, "targetSelector": {}, "userdata": {},
-    }))
+    operator.solar.create(
+        new_object(
+            "Secret",
+            PUSH_SECRET,
+            ns,
+            type="Opaque",
+            stringData={"username": user, "password": password},
+        )
+    )
+    operator.solar.create(
+        new_object(
+            "Registry",
+            REGISTRY,
+            ns,
+            spec={
+                "hostname": landscape.registry.host,
+                "plainHTTP": landscape.registry.plain_http,
+                "solarSecretRef": {"name": PUSH_SECRET},
+                "targetPullSecretName": "regcred",
+            },
+        )
+    )
+    operator.solar.create(
+        new_object(
+            "Release",
+            AGENT_RELEASE,
+            ns,
+            annotations={landscape.contract.agent_release_annotation: "true"},
+            spec={
+                "componentVersionRef": {"name": "solar-agent"},
+                "uniqueName": f"{AGENT_RELEASE}-{ns}",
+                "targetNamespace": names.namespace("solar-system"),
+            },
+        )
+    )
+    operator.solar.create(
+        new_object(
+            "Profile",
+            AGENT_RELEASE,
+            ns,
+            spec={
+                "releaseRef": {"name": AGENT_RELEASE},
+                "targetSelector": {},
+                "userdata": {},
+            },
+        )
+    )
     operator.set_up.add(ns)
 
 
@@ -65,7 +90,9 @@ def namespace_without_setup(landscape: Landscape, names: Names, namespace: str) 
     assert landscape.solar.list("Release", ns) == [], f"namespace {ns} already holds a Release"
 
 
-@then(parsers.parse('namespace "{namespace}" holds exactly one Release annotated target-credential'))
+@then(
+    parsers.parse('namespace "{namespace}" holds exactly one Release annotated target-credential')
+)
 def one_agent_release(landscape: Landscape, names: Names, namespace: str) -> None:
     ns = names.namespace(namespace)
     releases = [
@@ -76,10 +103,12 @@ def one_agent_release(landscape: Landscape, names: Names, namespace: str) -> Non
     assert len(releases) == 1, f"Releases annotated target-credential in {ns}: {releases}"
 
 
-@then(parsers.parse(
-    'namespace "{namespace}" holds exactly one Profile with an empty targetSelector that '
-    "references it"
-))
+@then(
+    parsers.parse(
+        'namespace "{namespace}" holds exactly one Profile with an empty targetSelector that '
+        "references it"
+    )
+)
 def one_profile(landscape: Landscape, names: Names, namespace: str) -> None:
     ns = names.namespace(namespace)
     agent = [
@@ -88,7 +117,8 @@ def one_profile(landscape: Landscape, names: Names, namespace: str) -> None:
         if landscape.contract.agent_release_annotation in annotations_of(r)
     ]
     profiles = [
-        p for p in landscape.solar.list("Profile", ns)
+        p
+        for p in landscape.solar.list("Profile", ns)
         if p.get("spec", {}).get("releaseRef", {}).get("name") in agent
     ]
     seen = [(p["metadata"]["name"], p.get("spec", {}).get("targetSelector")) for p in profiles]
@@ -101,14 +131,17 @@ def one_profile(landscape: Landscape, names: Names, namespace: str) -> None:
 @given("the operator has set controller.agent.apiserverURL")
 @when("the operator sets controller.agent.apiserverURL")
 def set_apiserver_url(landscape: Landscape) -> None:
-    requires(lambda: landscape.configure_apiserver_url(landscape.solar_api_url),
-             "configuring controller.agent.apiserverURL")
+    requires(
+        lambda: landscape.configure_apiserver_url(landscape.solar_api_url),
+        "configuring controller.agent.apiserverURL",
+    )
 
 
 @given("the operator has not set controller.agent.apiserverURL")
 def unset_apiserver_url(landscape: Landscape) -> None:
-    requires(lambda: landscape.configure_apiserver_url(None),
-             "unsetting controller.agent.apiserverURL")
+    requires(
+        lambda: landscape.configure_apiserver_url(None), "unsetting controller.agent.apiserverURL"
+    )
 
 
 @when(parsers.parse('the operator binds the Release "{release}" to "{target}"'))
@@ -117,18 +150,36 @@ def bind_release(
 ) -> None:
     ns = you.namespace_of(target)
     name = names.release(release)
-    operator.solar.create(new_object("Release", name, ns, spec={
-        "componentVersionRef": {"name": name}, "uniqueName": f"{name}-{ns}",
-        "targetNamespace": names.namespace(name),
-    }))
-    operator.solar.create(new_object("ReleaseBinding", f"{name}-{target}", ns, spec={
-        "targetRef": {"name": target}, "releaseRef": {"name": name},
-    }))
+    operator.solar.create(
+        new_object(
+            "Release",
+            name,
+            ns,
+            spec={
+                "componentVersionRef": {"name": name},
+                "uniqueName": f"{name}-{ns}",
+                "targetNamespace": names.namespace(name),
+            },
+        )
+    )
+    operator.solar.create(
+        new_object(
+            "ReleaseBinding",
+            f"{name}-{target}",
+            ns,
+            spec={
+                "targetRef": {"name": target},
+                "releaseRef": {"name": name},
+            },
+        )
+    )
 
 
-@then(parsers.parse(
-    'the Profile of namespace "{namespace}" matches only the Targets of its own namespace'
-))
+@then(
+    parsers.parse(
+        'the Profile of namespace "{namespace}" matches only the Targets of its own namespace'
+    )
+)
 def profile_matches_own_namespace(
     landscape: Landscape, names: Names, waiter: Waiter, namespace: str
 ) -> None:

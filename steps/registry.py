@@ -50,16 +50,20 @@ def _pull(what: str, fetch: Any) -> Pull:
         return Pull(what, None, error)
 
 
-@when(parsers.parse('I pull the bootstrap chart of "{target}" with the regcred of "{reader}"'),
-      target_fixture="pull")
+@when(
+    parsers.parse('I pull the bootstrap chart of "{target}" with the regcred of "{reader}"'),
+    target_fixture="pull",
+)
 def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
     namespace = you.namespace_of(target)
     return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
 
 
-@when(parsers.parse('I pull the agent release of "{target}" with the regcred of "{reader}"'),
-      target_fixture="pull")
+@when(
+    parsers.parse('I pull the agent release of "{target}" with the regcred of "{reader}"'),
+    target_fixture="pull",
+)
 def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
     pusher = landscape.registry_as(*landscape.push_credentials())
@@ -68,12 +72,15 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     located = agent_chart(landscape, pusher, namespace, target)
     repository = f"{namespace}/{located.name}"
 
-    return _pull(f"{repository}:{located.version}",
-                 lambda: pull_chart(client, repository, located.version))
+    return _pull(
+        f"{repository}:{located.version}", lambda: pull_chart(client, repository, located.version)
+    )
 
 
-@when(parsers.parse('I push a chart to namespace "{namespace}" with the regcred of "{reader}"'),
-      target_fixture="pull")
+@when(
+    parsers.parse('I push a chart to namespace "{namespace}" with the regcred of "{reader}"'),
+    target_fixture="pull",
+)
 def push_with_regcred(
     landscape: Landscape, you: You, names: Names, namespace: str, reader: str
 ) -> Pull:
@@ -105,19 +112,29 @@ def holds_token(landscape: Landscape, you: You, pull: Pull, target: str) -> None
     assert pull.chart is not None, f"{pull.what}: nothing was pulled"
     kubeconfig = kubeconfig_in(pull.chart, landscape.contract.agent_kubeconfig_key)
     secret = token_secret(landscape, you.namespace_of(target), target)
-    assert kubeconfig is not None and secret is not None
+    assert kubeconfig is not None
+    assert secret is not None
     assert kubeconfig.token == token_in(landscape, secret), (
         f"{pull.what} does not hold the current agent token of {target}"
     )
 
 
-@when(parsers.parse(
-    'I point an OCIRepository with the regcred of "{reader}" at the bootstrap chart of "{target}"'
-), target_fixture="probe_source")
+@when(
+    parsers.parse(
+        'I point an OCIRepository with the regcred of "{reader}" at the bootstrap chart of "{target}"'
+    ),
+    target_fixture="probe_source",
+)
 def point_source(landscape: Landscape, you: You, reader: str, target: str) -> Obj:
     namespace = you.namespace_of(reader)
-    page = FirstContact(landscape.registry.host, you.namespace_of(target), target, "-", "-",
-                        landscape.registry.plain_http)
+    page = FirstContact(
+        landscape.registry.host,
+        you.namespace_of(target),
+        target,
+        "-",
+        "-",
+        landscape.registry.plain_http,
+    )
     source = next(o for o in page.helmrelease() if o["kind"] == "OCIRepository")
     source["metadata"] = {"name": "conformance-foreign-bootstrap", "namespace": namespace}
     return you.target.create(source)

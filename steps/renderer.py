@@ -11,9 +11,9 @@ from fixtures.landscape import Landscape
 from fixtures.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
 from fixtures.names import Names
 from fixtures.waiting import Waiter
-from simulators.api import Obj
 from simulators.oci import RegistryClient
 from steps.common import quoted_names
+from steps.you import WrittenHelmRelease
 
 
 def pusher(landscape: Landscape) -> RegistryClient:
@@ -23,16 +23,20 @@ def pusher(landscape: Landscape) -> RegistryClient:
 def _agent_kubeconfig_probe(landscape: Landscape, namespace: str, target: str) -> tuple[bool, Any]:
     chart = agent_chart(landscape, pusher(landscape), namespace, target)
     kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
-    return kubeconfig is not None, {"chart": f"{chart.name}:{chart.version}",
-                                    "templates": sorted(chart.templates)}
+    return kubeconfig is not None, {
+        "chart": f"{chart.name}:{chart.version}",
+        "templates": sorted(chart.templates),
+    }
 
 
 @given(parsers.parse('solar-renderer has pushed the agent release of "{target}"'))
 @then(parsers.parse('solar-renderer pushes the agent release of "{target}" to the render registry'))
 def agent_release_pushed(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
-    waiter.until(f"the agent release of {target} in the render registry",
-                 lambda: _agent_kubeconfig_probe(landscape, namespace, target))
+    waiter.until(
+        f"the agent release of {target} in the render registry",
+        lambda: _agent_kubeconfig_probe(landscape, namespace, target),
+    )
 
 
 @given(parsers.re(r"solar-renderer has pushed the agent releases of (?P<targets>.+)"))
@@ -41,10 +45,12 @@ def agent_releases_pushed(landscape: Landscape, you: You, waiter: Waiter, target
         agent_release_pushed(landscape, you, waiter, target)
 
 
-@then(parsers.parse(
-    'the agent release of "{target}" holds a kubeconfig for the SolAr API with the token from '
-    "its Secret"
-))
+@then(
+    parsers.parse(
+        'the agent release of "{target}" holds a kubeconfig for the SolAr API with the token from '
+        "its Secret"
+    )
+)
 def agent_release_holds_credential(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
     chart = agent_chart(landscape, pusher(landscape), namespace, target)
@@ -60,9 +66,7 @@ def agent_release_holds_credential(landscape: Landscape, you: You, target: str) 
     )
 
 
-@then(parsers.parse(
-    'the agent release of "{target}" in the render registry carries the new token'
-))
+@then(parsers.parse('the agent release of "{target}" in the render registry carries the new token'))
 def agent_release_new_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
     old = you.noted_token(target)
@@ -74,8 +78,10 @@ def agent_release_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
         current = token_in(landscape, secret) if secret else None
         carried = kubeconfig.token if kubeconfig else None
         fresh = carried is not None and carried != old and carried == current
-        return fresh, {"chart": f"{chart.name}:{chart.version}",
-                       "carries": "the new token" if fresh else "an old or no token"}
+        return fresh, {
+            "chart": f"{chart.name}:{chart.version}",
+            "carries": "the new token" if fresh else "an old or no token",
+        }
 
     waiter.until(f"the agent release of {target} carries the new token", probe)
 
@@ -90,19 +96,25 @@ def _bootstrap_probe(landscape: Landscape, namespace: str, target: str) -> tuple
 @when(parsers.parse('solar-renderer has pushed the bootstrap chart of "{target}"'))
 def bootstrap_pushed(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     namespace = you.namespace_of(target)
-    waiter.until(f"the bootstrap chart of {target} with its Releases",
-                 lambda: _bootstrap_probe(landscape, namespace, target))
+    waiter.until(
+        f"the bootstrap chart of {target} with its Releases",
+        lambda: _bootstrap_probe(landscape, namespace, target),
+    )
 
 
-@then(parsers.parse(
-    'solar-renderer has pushed the bootstrap chart of "{target}" to exactly that URL'
-))
+@then(
+    parsers.parse('solar-renderer has pushed the bootstrap chart of "{target}" to exactly that URL')
+)
 def bootstrap_at_url(
-    landscape: Landscape, you: You, waiter: Waiter, names: Names,
-    page_helmrelease: dict[str, Obj], target: str,
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    names: Names,
+    page_helmrelease: WrittenHelmRelease,
+    target: str,
 ) -> None:
     bootstrap_pushed(landscape, you, waiter, target)
-    url = page_helmrelease["OCIRepository"]["spec"]["url"]
+    url = page_helmrelease.source["spec"]["url"]
     host, _, repository = url.removeprefix("oci://").partition("/")
     assert host == landscape.registry.host, f"{url} is not on the render registry"
     tags = pusher(landscape).tags(repository)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -16,7 +17,16 @@ from fixtures.waiting import Waiter, WaitTimeout
 from simulators.api import ApiError, Obj, new_object
 from simulators.credentials import basic_auth
 from steps.common import annotation, quoted_names
-from steps.operator import REGISTRY, ensure_namespace
+from steps.operator import REGISTRY
+
+
+@dataclass(frozen=True)
+class WrittenHelmRelease:
+    """The page's helmrelease.yaml as written out for one Target."""
+
+    target: str
+    source: Obj
+    release: Obj
 
 
 @pytest.fixture
@@ -28,10 +38,15 @@ def creation_annotations() -> dict[str, str]:
 def create_target(you: You, namespace: str, target: str, notes: dict[str, str]) -> Obj:
     ns = you.names.namespace(namespace)
     name = you.names.target(target)
-    created = you.solar.create(new_object(
-        "Target", name, ns, annotations=notes or None,
-        spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}},
-    ))
+    created = you.solar.create(
+        new_object(
+            "Target",
+            name,
+            ns,
+            annotations=notes or None,
+            spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}},
+        )
+    )
     you.namespaces[name] = ns
     return created
 
@@ -51,8 +66,9 @@ def i_create_target(
 
 
 @when(parsers.re(r'I create the Targets (?P<targets>.+) in namespace "(?P<namespace>[^"]+)"'))
-def i_create_targets(you: You, creation_annotations: dict[str, str], targets: str,
-                     namespace: str) -> None:
+def i_create_targets(
+    you: You, creation_annotations: dict[str, str], targets: str, namespace: str
+) -> None:
     for target in quoted_names(targets):
         create_target(you, namespace, target, creation_annotations)
 
@@ -75,8 +91,9 @@ def only_target_written(you: You, target: str) -> None:
 def first_contact_for(landscape: Landscape, you: You, target: str) -> FirstContact:
     namespace = you.namespace_of(target)
     user, password = landscape.reader_credentials(namespace)
-    return FirstContact(landscape.registry.host, namespace, target, user, password,
-                        landscape.registry.plain_http)
+    return FirstContact(
+        landscape.registry.host, namespace, target, user, password, landscape.registry.plain_http
+    )
 
 
 @given(parsers.parse('I have run the first-contact step for "{target}"'))
@@ -99,17 +116,20 @@ def write_regcred(landscape: Landscape, you: You, target: str) -> Obj:
     return first_contact_for(landscape, you, target).regcred()
 
 
-@when(parsers.parse('I write the page\'s helmrelease.yaml for "{target}"'),
-      target_fixture="page_helmrelease")
-def write_helmrelease(landscape: Landscape, you: You, target: str) -> dict[str, Any]:
+@when(
+    parsers.parse('I write the page\'s helmrelease.yaml for "{target}"'),
+    target_fixture="page_helmrelease",
+)
+def write_helmrelease(landscape: Landscape, you: You, target: str) -> WrittenHelmRelease:
     objects = first_contact_for(landscape, you, target).helmrelease()
-    return {"target": target, **{o["kind"]: o for o in objects}}
+    by_kind = {o["kind"]: o for o in objects}
+    return WrittenHelmRelease(target, by_kind["OCIRepository"], by_kind["HelmRelease"])
 
 
 @then("I have written nothing to the target cluster since first contact")
 def nothing_written_since(you: You) -> None:
     assert you.first_contact_writes is not None, "the scenario made no first contact"
-    later = [str(w) for w in you.target.writes[you.first_contact_writes:]]
+    later = [str(w) for w in you.target.writes[you.first_contact_writes :]]
     assert later == [], f"you wrote to the target cluster after first contact: {later}"
 
 
@@ -118,22 +138,27 @@ def nothing_written_since(you: You) -> None:
 @when(parsers.parse('I annotate the Target "{target}" with "{note}"'))
 def annotate(you: You, target: str, note: str) -> None:
     key, value = annotation(note)
-    you.solar.patch("Target", target, you.namespace_of(target),
-                    {"metadata": {"annotations": {key: value}}})
+    you.solar.patch(
+        "Target", target, you.namespace_of(target), {"metadata": {"annotations": {key: value}}}
+    )
 
 
 @when(parsers.parse('I remove the annotation "{key}" from the Target "{target}"'))
 def remove_annotation(you: You, target: str, key: str) -> None:
-    you.solar.patch("Target", target, you.namespace_of(target),
-                    {"metadata": {"annotations": {key: None}}})
+    you.solar.patch(
+        "Target", target, you.namespace_of(target), {"metadata": {"annotations": {key: None}}}
+    )
 
 
 @when(parsers.parse('I request a new credential for "{target}"'))
 def request_rotation(landscape: Landscape, you: You, target: str) -> None:
     stamp = landscape.clock.now().strftime("%Y%m%dT%H%M%S")
-    you.solar.patch("Target", target, you.namespace_of(target), {
-        "metadata": {"annotations": {landscape.contract.rotation_annotation: stamp}}
-    })
+    you.solar.patch(
+        "Target",
+        target,
+        you.namespace_of(target),
+        {"metadata": {"annotations": {landscape.contract.rotation_annotation: stamp}}},
+    )
 
 
 # --- check that it worked ------------------------------------------------------------------------
@@ -146,14 +171,18 @@ def credential_condition_is(
 
     def probe() -> tuple[bool, Any]:
         condition = credential_condition(landscape, namespace, target)
-        ok = condition is not None and (condition["status"], condition["reason"]) == (status, reason)
+        ok = condition is not None and (condition["status"], condition["reason"]) == (
+            status,
+            reason,
+        )
         return ok, condition
 
     waiter.until(f"{landscape.contract.condition_type} of {target} is {status}/{reason}", probe)
 
 
-@when(parsers.parse('I wait for the first lastReportTime of "{target}"'),
-      target_fixture="report_wait")
+@when(
+    parsers.parse('I wait for the first lastReportTime of "{target}"'), target_fixture="report_wait"
+)
 def wait_for_first_report(
     landscape: Landscape, you: You, waiter: Waiter, target: str
 ) -> WaitTimeout | str:
@@ -174,9 +203,15 @@ def wait_for_first_report(
         return value is not None, {"lastReportTime": value}
 
     try:
-        return str(waiter.until(
-            f"lastReportTime of {target} stays empty; check the agent pod logs on the target "
-            "cluster", probe, kind="report", details=logs))
+        return str(
+            waiter.until(
+                f"lastReportTime of {target} stays empty; check the agent pod logs on the target "
+                "cluster",
+                probe,
+                kind="report",
+                details=logs,
+            )
+        )
     except WaitTimeout as timeout:
         return timeout
 
@@ -237,46 +272,46 @@ def expand_url(template: str, landscape: Landscape, you: You, target: str) -> st
     """oci://<render-registry>/<namespace>/bootstrap-<target>, with page names made actual."""
     host, namespace, chart = template.removeprefix("oci://").split("/", 2)
     host = landscape.registry.host if host == "<render-registry>" else host
-    namespace = you.namespace_of(target) if namespace == "<namespace>" else you.names.namespace(
-        namespace)
+    namespace = (
+        you.namespace_of(target) if namespace == "<namespace>" else you.names.namespace(namespace)
+    )
     chart = chart.replace("<target>", target)
     return f"oci://{host}/{namespace}/{chart}"
 
 
 @then(parsers.parse('the OCIRepository "{name}" has the URL {template}'))
 def source_url(
-    landscape: Landscape, you: You, page_helmrelease: dict[str, Obj], name: str, template: str
+    landscape: Landscape, you: You, page_helmrelease: WrittenHelmRelease, name: str, template: str
 ) -> None:
-    source = page_helmrelease["OCIRepository"]
-    target = page_helmrelease["target"]
-    expected = expand_url(template, landscape, you, target)
+    source = page_helmrelease.source
+    expected = expand_url(template, landscape, you, page_helmrelease.target)
     assert source["metadata"]["name"] == name, source["metadata"]
     assert source["spec"]["url"] == expected, f"URL {source['spec']['url']}, expected {expected}"
 
 
-@then(parsers.parse(
-    'the OCIRepository selects the layer "{media_type}" with operation "{operation}"'
-))
-def source_layer(page_helmrelease: dict[str, Obj], media_type: str, operation: str) -> None:
-    selector = page_helmrelease["OCIRepository"]["spec"]["layerSelector"]
+@then(
+    parsers.parse('the OCIRepository selects the layer "{media_type}" with operation "{operation}"')
+)
+def source_layer(page_helmrelease: WrittenHelmRelease, media_type: str, operation: str) -> None:
+    selector = page_helmrelease.source["spec"]["layerSelector"]
     assert selector == {"mediaType": media_type, "operation": operation}, selector
 
 
-@then(parsers.parse(
-    'the OCIRepository follows the semver range "{semver}" with the pull Secret "{secret}"'
-))
-def source_ref(page_helmrelease: dict[str, Obj], semver: str, secret: str) -> None:
-    spec = page_helmrelease["OCIRepository"]["spec"]
+@then(
+    parsers.parse(
+        'the OCIRepository follows the semver range "{semver}" with the pull Secret "{secret}"'
+    )
+)
+def source_ref(page_helmrelease: WrittenHelmRelease, semver: str, secret: str) -> None:
+    spec = page_helmrelease.source["spec"]
     assert spec["ref"] == {"semver": semver}, spec["ref"]
     assert spec["secretRef"] == {"name": secret}, spec["secretRef"]
 
 
-@then(parsers.parse(
-    'the HelmRelease "{name}" installs the chart of the OCIRepository "{source}"'
-))
-def release_chart(page_helmrelease: dict[str, Obj], name: str, source: str) -> None:
-    release = page_helmrelease["HelmRelease"]
+@then(parsers.parse('the HelmRelease "{name}" installs the chart of the OCIRepository "{source}"'))
+def release_chart(page_helmrelease: WrittenHelmRelease, name: str, source: str) -> None:
+    release = page_helmrelease.release
     assert release["metadata"]["name"] == name, release["metadata"]
-    assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": source}, (
-        release["spec"]["chartRef"]
-    )
+    assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": source}, release[
+        "spec"
+    ]["chartRef"]

@@ -10,14 +10,13 @@ that can deny a request (as a ValidatingAdmissionPolicy does), and a request log
 from __future__ import annotations
 
 import base64
-import copy
 import itertools
 import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from simulators.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
 from simulators.clock import Clock, utc
@@ -136,7 +135,7 @@ class InMemoryCluster:
 
     def objects(self, kind: str, namespace: str | None) -> list[Obj]:
         return [
-            copy.deepcopy(obj)
+            _clone(obj)
             for (k, ns, _), obj in sorted(self._objects.items(), key=lambda item: str(item[0]))
             if k == kind and (namespace is None or ns == namespace)
         ]
@@ -149,7 +148,7 @@ class InMemoryCluster:
 
     def _notify(self, event: str, obj: Obj) -> None:
         for callback in list(self._watchers):
-            callback(event, copy.deepcopy(obj))
+            callback(event, _clone(obj))
 
     def store_create(self, obj: Obj, manager: str) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -165,7 +164,7 @@ class InMemoryCluster:
         key = (kind.kind, namespace, name)
         if key in self._objects:
             raise ApiError(409, "AlreadyExists", f'{kind.plural} "{name}" already exists')
-        stored = _fold_string_data(copy.deepcopy(obj))
+        stored = _fold_string_data(_clone(obj))
         for field in _SERVER_OWNED:
             stored["metadata"].pop(field, None)
         stored["apiVersion"] = kind.api_version
@@ -180,7 +179,7 @@ class InMemoryCluster:
         _record_fields(stored, {}, manager, "Update", None, self.clock.now())
         self._objects[key] = stored
         self._notify("ADDED", stored)
-        return copy.deepcopy(stored)
+        return _clone(stored)
 
     def store_replace(self, obj: Obj, manager: str, *, status_only: bool) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -195,25 +194,27 @@ class InMemoryCluster:
                 "has been modified; please apply your changes to the latest version and try again",
             )
         if status_only:
-            updated = copy.deepcopy(current)
-            updated["status"] = copy.deepcopy(obj.get("status", {}))
+            updated = _clone(current)
+            updated["status"] = _clone(obj.get("status", {}))
         else:
-            updated = _fold_string_data(copy.deepcopy(obj))
+            updated = _fold_string_data(_clone(obj))
             updated["apiVersion"] = kind.api_version
             for field in _SERVER_OWNED:
-                updated["metadata"][field] = copy.deepcopy(current["metadata"].get(field))
+                updated["metadata"][field] = _clone(current["metadata"].get(field))
             if kind.has_status:
-                updated["status"] = copy.deepcopy(current.get("status", {}))
+                updated.pop("status", None)
+                if "status" in current:
+                    updated["status"] = _clone(current["status"])
             if _spec_of(updated) != _spec_of(current):
                 updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
         if updated == current:
-            return copy.deepcopy(current)
+            return _clone(current)
         updated["metadata"]["resourceVersion"] = str(next(self._versions))
         subresource = "status" if status_only else None
         _record_fields(updated, current, manager, "Update", subresource, self.clock.now())
         self._objects[_key_of(updated)] = updated
         self._notify("MODIFIED", updated)
-        return copy.deepcopy(updated)
+        return _clone(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
         obj = self.lookup(kind, namespace, name)
@@ -303,7 +304,7 @@ class InMemoryClient:
         return self._call(
             self._request("get", kind, namespace, name),
             kind,
-            lambda: copy.deepcopy(self._cluster.lookup(kind, namespace, name)),
+            lambda: _clone(self._cluster.lookup(kind, namespace, name)),
         )
 
     def list(
@@ -347,7 +348,7 @@ class InMemoryClient:
     def patch(self, kind: str, name: str, namespace: str | None, patch: Obj) -> Obj:
         def apply() -> Obj:
             current = self._cluster.lookup(kind, namespace, name)
-            patched = merge_patch(copy.deepcopy(current), patch)
+            patched = merge_patch(_clone(current), patch)
             if "resourceVersion" not in patch.get("metadata", {}):
                 patched["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
             return self._cluster.store_replace(patched, self.field_manager, status_only=False)
@@ -388,6 +389,15 @@ def _validate_name(kind: str, name: str) -> None:
             "a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' "
             f"or '.', and must start and end with an alphanumeric character (at most {limit})",
         )
+
+
+def _clone(value: _T) -> _T:
+    """A deep copy of JSON-shaped data, several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return cast(_T, {k: _clone(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return cast(_T, [_clone(v) for v in value])
+    return value
 
 
 def _fold_string_data(obj: Obj) -> Obj:

@@ -91,7 +91,9 @@ class FluxModel:
     def _source_moved(self, release: Obj) -> bool:
         """helm-controller watches its chart source: a new artifact triggers a reconcile."""
         meta, ref = release["metadata"], release.get("spec", {}).get("chartRef", {})
-        artifact = self.artifacts.get((ref.get("namespace", meta["namespace"]), ref.get("name", "")))
+        artifact = self.artifacts.get(
+            (ref.get("namespace", meta["namespace"]), ref.get("name", ""))
+        )
         return artifact is not None and artifact[0] != release.get("status", {}).get(
             "lastAttemptedRevision"
         )

@@ -110,22 +110,27 @@ class CredentialController:
         return self._mint(target, names, labels, secret)
 
     # --- the objects the agent's credential is made of --------------------------------------
-    def _ensure_access(self, target: Obj, names: CredentialNames, labels: dict[str, str]) -> None:
-        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        rules = [
+    @staticmethod
+    def agent_rules(target: str) -> list[Obj]:
+        """Get on its own Target; get, update and patch on its own TargetReport; nothing else."""
+        return [
             {
                 "apiGroups": [SOLAR_GROUP],
                 "resources": ["targets"],
-                "resourceNames": [name],
+                "resourceNames": [target],
                 "verbs": ["get"],
             },
             {
                 "apiGroups": [SOLAR_GROUP],
                 "resources": ["targetreports"],
-                "resourceNames": [name],
+                "resourceNames": [target],
                 "verbs": ["get", "update", "patch"],
             },
         ]
+
+    def _ensure_access(self, target: Obj, names: CredentialNames, labels: dict[str, str]) -> None:
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        rules = self.agent_rules(name)
         self._ensure(
             new_object(
                 "ServiceAccount", names.service_account, namespace, labels=labels, owner=target
@@ -213,7 +218,10 @@ class CredentialController:
         # Token age by the controller's own clock: a clock that jumps ahead rotates once, early,
         # instead of minting in a loop (which comparing against the API server's expiry would).
         lifetime = timedelta(seconds=self.contract.token_lifetime_seconds)
-        if self.clock.now() - parse_utc(issued_text) >= lifetime * self.contract.rotate_after_fraction:
+        if (
+            self.clock.now() - parse_utc(issued_text)
+            >= lifetime * self.contract.rotate_after_fraction
+        ):
             return True
         requested = annotations_of(target).get(self.contract.rotation_annotation)
         handled = notes.get(self.contract.rotation_handled_annotation)

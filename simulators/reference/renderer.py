@@ -61,6 +61,7 @@ class Renderer:
     config: RendererConfig
     log: Callable[[str], None] = print
     _pushed: dict[str, tuple[str, str]] = field(default_factory=dict)  # repo -> (content, version)
+    _rendered_from: dict[tuple[str, str], tuple[object, ...]] = field(default_factory=dict)
 
     def reconcile_all(self) -> float:
         for target in self.solar.list("Target"):
@@ -74,6 +75,9 @@ class Renderer:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         registry = self._registry_of(target)
         if registry is None:
+            return
+        inputs = self._inputs_of(target, registry)
+        if self._rendered_from.get((namespace, name)) == inputs:
             return
         client = self._push_client(registry, namespace)
         rendered: list[RenderedRelease] = []
@@ -92,6 +96,23 @@ class Renderer:
             fresh = self.solar.get("Target", name, namespace)
             fresh.setdefault("status", {})["bootstrapVersion"] = version
             self.solar.update_status(fresh)
+        self._rendered_from[(namespace, name)] = inputs
+
+    def _inputs_of(self, target: Obj, registry: Obj) -> tuple[object, ...]:
+        """What a render depends on, by resourceVersion: unchanged inputs need no new render."""
+        namespace = target["metadata"]["namespace"]
+        versions = [
+            (o["kind"], o["metadata"]["name"], o["metadata"]["resourceVersion"])
+            for kind in ("ReleaseBinding", "Release", "Secret")
+            for o in self.solar.list(kind, namespace)
+        ]
+        return (
+            target["metadata"]["uid"],
+            target["metadata"].get("generation"),
+            registry["metadata"]["resourceVersion"],
+            self.config.apiserver_url,
+            tuple(sorted(versions)),
+        )
 
     def _render_release(
         self, client: RegistryClient, namespace: str, release: Obj, target: Obj
@@ -323,4 +344,7 @@ def _next_version(tags: list[str]) -> str:
 
 
 def _dump(obj: Obj) -> str:
-    return yaml.safe_dump(obj, sort_keys=False)
+    return yaml.dump(obj, Dumper=_DUMPER, sort_keys=False)
+
+
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from simulators.clock import SkewedClock, VirtualClock
+
+
+def test_loops_run_when_due_and_reschedule_themselves() -> None:
+    clock = VirtualClock()
+    start = clock.now()
+    runs: list[float] = []
+
+    def body() -> float:
+        runs.append((clock.now() - start).total_seconds())
+        return 3.0
+
+    clock.start_loop("l", body)
+    clock.advance(10)
+    assert runs == [0.0, 3.0, 6.0, 9.0]
+    assert clock.now() - start == timedelta(seconds=10)
+
+
+def test_wake_runs_a_loop_now_and_replaces_its_schedule() -> None:
+    clock = VirtualClock()
+    runs: list[float] = []
+    start = clock.now()
+
+    def body() -> float:
+        runs.append((clock.now() - start).total_seconds())
+        return 5.0
+
+    loop = clock.start_loop("l", body)
+    clock.advance(1)
+    loop.wake()
+    clock.advance(1)
+    assert runs == [0.0, 1.0]
+    clock.advance(5)
+    assert runs == [0.0, 1.0, 6.0]
+
+
+def test_stopped_loops_do_not_run() -> None:
+    clock = VirtualClock()
+    runs: list[int] = []
+
+    def body() -> float:
+        runs.append(1)
+        return 1.0
+
+    loop = clock.start_loop("l", body)
+    clock.advance(0)
+    loop.stop()
+    clock.advance(5)
+    assert runs == [1]
+
+
+def test_loops_that_keep_waking_each_other_are_reported() -> None:
+    clock = VirtualClock()
+    holder: list[object] = []
+
+    def body() -> float:
+        holder[0].wake()  # type: ignore[attr-defined]
+        return 1.0
+
+    holder.append(clock.start_loop("ping", body))
+    with pytest.raises(RuntimeError, match="keep waking each other: ping"):
+        clock.advance(1)
+
+
+def test_skewed_clock_is_offset_from_its_base() -> None:
+    base = VirtualClock()
+    skewed = SkewedClock(base)
+    skewed.offset = timedelta(minutes=5)
+    assert skewed.now() - base.now() == timedelta(minutes=5)

@@ -1,0 +1,154 @@
+"""The scenarios can fail: run them against broken SolAr implementations and see them fail, with
+messages that say what was last seen, and without showing a secret."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = ROOT / "features"
+
+BROAD_ROLE = """
+from simulators.reference.controller import CredentialController
+
+_rules = CredentialController.agent_rules
+
+def _broad(target):
+    rules = _rules(target)
+    rules.append({"apiGroups": ["solar.opendefense.cloud"], "resources": ["targets"],
+                  "verbs": ["list"]})
+    return rules
+
+CredentialController.agent_rules = staticmethod(_broad)
+"""
+
+SILENT_AGENT = """
+from simulators.reference.agent import Agent
+
+def _pretend(self, solar):
+    self.log("reported (but wrote nothing)")
+
+Agent.report = _pretend
+"""
+
+LEAKY_STEP = """
+from pytest_bdd import then, parsers
+
+from fixtures.lookup import token_in, token_secret
+
+@then(parsers.parse('the token of "{target}" is printed and the scenario fails'))
+def leak(landscape, you, target):
+    token = token_in(landscape, token_secret(landscape, you.namespace_of(target), target))
+    print("token:", token)
+    raise AssertionError(f"deliberate failure, token {token}")
+"""
+
+LEAKY_FEATURE = """
+Feature: a careless step
+  Scenario: a step prints the agent token and fails
+    Given a SolAr cluster, a render registry and a target cluster
+    And the operator has set up the solar-agent in namespace "test"
+    And I have created the Target "cluster-1" in namespace "test"
+    And AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+    Then the token of "cluster-1" is printed and the scenario fails
+"""
+
+
+def _plugins() -> list[str]:
+    """The root conftest's plugins, named explicitly: feature files outside the checkout do not
+    load the root conftest."""
+    namespace: dict[str, object] = {}
+    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
+    plugins = namespace["pytest_plugins"]
+    assert isinstance(plugins, list)
+    return [arg for plugin in plugins for arg in ("-p", str(plugin))]
+
+
+def _run(pytester: pytest.Pytester, mutant: str, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(mutant_plugin=mutant)
+    return pytester.runpytest_subprocess(
+        *_plugins(),
+        "-p",
+        "mutant_plugin",
+        "--rootdir",
+        str(ROOT),
+        "-c",
+        str(ROOT / "pyproject.toml"),
+        f"--solar-artifacts={pytester.path / 'artifacts'}",
+        *args,
+    )
+
+
+def test_a_role_that_allows_more_fails_the_scope_scenarios(pytester: pytest.Pytester) -> None:
+    node = "credential_scope.feature::test_the_agent_may_not_action[list Targets]"
+    result = _run(pytester, BROAD_ROLE, str(FEATURES / node))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*list Targets was allowed*"])
+
+
+def test_an_agent_that_does_not_report_fails_with_its_logs(pytester: pytest.Pytester) -> None:
+    result = _run(
+        pytester,
+        SILENT_AGENT,
+        str(FEATURES / "check_it_worked.feature"),
+        "-k",
+        "advances_with_every_report",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*lastReportTime of cluster-1*not within*last seen*",
+            "*reported (but wrote nothing)*",
+        ]
+    )
+
+
+def test_tokens_never_reach_the_output(pytester: pytest.Pytester) -> None:
+    (pytester.path / "leak.feature").write_text(LEAKY_FEATURE)
+    result = _run(
+        pytester,
+        LEAKY_STEP,
+        str(pytester.path / "leak.feature"),
+        f"--junitxml={pytester.path / 'junit.xml'}",
+        "-rA",
+    )
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str() + result.stderr.str()
+    assert "deliberate failure" in output
+    assert "eyJ" not in output, "a JWT-shaped token reached the terminal"
+    assert "<redacted>" in output
+    junit = (pytester.path / "junit.xml").read_text()
+    assert "eyJ" not in junit, "a JWT-shaped token reached the JUnit report"
+    for artifact in (pytester.path / "artifacts").rglob("*"):
+        if artifact.is_file():
+            assert "eyJ" not in artifact.read_text(), f"a token reached {artifact.name}"
+
+
+def test_a_malformed_name_is_one_clear_line(pytester: pytest.Pytester) -> None:
+    (pytester.path / "bad.feature").write_text(
+        "Feature: bad input\n"
+        "  Scenario: a namespace that Kubernetes would reject\n"
+        "    Given a SolAr cluster, a render registry and a target cluster\n"
+        '    And the operator has set up the solar-agent in namespace "Not_A_Name"\n'
+    )
+    result = _run(pytester, "", str(pytester.path / "bad.feature"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["BadName: namespace 'Not_A_Name' is not a valid name*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--solar-env=moon"], "*invalid choice: 'moon'*"),
+        (["--solar-impl=external"], "*--solar-impl=external needs a real SolAr*"),
+    ],
+)
+def test_bad_options_are_one_clear_line(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    result = _run(pytester, "", str(FEATURES / "create_target.feature"), *args)
+    assert result.ret != 0
+    result.stderr.fnmatch_lines([message])
