@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
+from simulators import yamlio
 
 
 @dataclass(frozen=True)
@@ -34,18 +34,18 @@ class TokenKubeconfig:
             "contexts": [{"name": name, "context": {"cluster": name, "user": "solar-agent"}}],
             "current-context": name,
         }
-        return yaml.safe_dump(doc, sort_keys=False)
+        return yamlio.dump(doc, sort_keys=False)
 
     @classmethod
     def parse(cls, text: str) -> TokenKubeconfig:
         try:
-            doc = yaml.safe_load(text)
+            doc = yamlio.load(text)
             context_name = doc["current-context"]
             context = next(c for c in doc["contexts"] if c["name"] == context_name)["context"]
             cluster = next(c for c in doc["clusters"] if c["name"] == context["cluster"])["cluster"]
             user = next(u for u in doc["users"] if u["name"] == context["user"])["user"]
             token = user["token"]
-        except (yaml.YAMLError, KeyError, StopIteration, TypeError):
+        except (yamlio.YAMLError, KeyError, StopIteration, TypeError):
             raise ValueError(
                 "not a kubeconfig with a current context that carries a token"
             ) from None

@@ -11,7 +11,7 @@ import tarfile
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import yaml
+from simulators import yamlio
 
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
@@ -68,8 +68,8 @@ class Chart:
     def package(self) -> bytes:
         """A `helm package`-shaped .tgz, byte-for-byte reproducible for the same content."""
         files = {
-            "Chart.yaml": yaml.safe_dump(self.metadata(), sort_keys=True),
-            "values.yaml": yaml.safe_dump(self.values, sort_keys=True),
+            "Chart.yaml": yamlio.dump(self.metadata(), sort_keys=True),
+            "values.yaml": yamlio.dump(self.values, sort_keys=True),
             **{f"templates/{name}": text for name, text in sorted(self.templates.items())},
         }
         raw = io.BytesIO()
@@ -98,7 +98,7 @@ class Chart:
             raise ValueError(f"not a Helm chart archive: {error}") from None
         if "Chart.yaml" not in files:
             raise ValueError("not a Helm chart archive: Chart.yaml is missing")
-        meta = yaml.safe_load(files["Chart.yaml"])
+        meta = yamlio.load(files["Chart.yaml"])
         return cls(
             name=meta["name"],
             version=str(meta["version"]),
@@ -107,7 +107,7 @@ class Chart:
                 for path, data in files.items()
                 if path.startswith("templates/")
             },
-            values=yaml.safe_load(files.get("values.yaml", b"{}")) or {},
+            values=yamlio.load(files.get("values.yaml", b"{}")) or {},
             annotations=dict(meta.get("annotations") or {}),
         )
 
@@ -115,7 +115,7 @@ class Chart:
         """The objects of the templates. Charts rendered by SolAr hold plain manifests."""
         objects: list[dict[str, Any]] = []
         for _, text in sorted(self.templates.items()):
-            objects += [doc for doc in yaml.safe_load_all(text) if doc]
+            objects += [doc for doc in yamlio.load_all(text) if doc]
         return objects
 
 

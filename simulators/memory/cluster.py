@@ -133,11 +133,16 @@ class InMemoryCluster:
     def _all(self, kind: str) -> list[Obj]:
         return [obj for (k, _, _), obj in self._objects.items() if k == kind]
 
-    def objects(self, kind: str, namespace: str | None) -> list[Obj]:
+    def objects(
+        self, kind: str, namespace: str | None, labels: dict[str, str] | None = None
+    ) -> list[Obj]:
+        wanted = labels or {}
         return [
             _clone(obj)
             for (k, ns, _), obj in sorted(self._objects.items(), key=lambda item: str(item[0]))
-            if k == kind and (namespace is None or ns == namespace)
+            if k == kind
+            and (namespace is None or ns == namespace)
+            and all(obj["metadata"].get("labels", {}).get(key) == v for key, v in wanted.items())
         ]
 
     def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
@@ -310,15 +315,11 @@ class InMemoryClient:
     def list(
         self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None
     ) -> list[Obj]:
-        def matching() -> list[Obj]:
-            wanted = labels or {}
-            return [
-                obj
-                for obj in self._cluster.objects(kind, namespace)
-                if all(obj["metadata"].get("labels", {}).get(k) == v for k, v in wanted.items())
-            ]
-
-        return self._call(self._request("list", kind, namespace, None), kind, matching)
+        return self._call(
+            self._request("list", kind, namespace, None),
+            kind,
+            lambda: self._cluster.objects(kind, namespace, labels),
+        )
 
     def create(self, obj: Obj) -> Obj:
         kind = obj.get("kind", "")

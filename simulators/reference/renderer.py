@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from simulators import yamlio
 from simulators.api import ApiError, ClusterAPI, Obj, annotations_of
 from simulators.clock import Clock
 from simulators.contract import Contract
@@ -344,7 +343,4 @@ def _next_version(tags: list[str]) -> str:
 
 
 def _dump(obj: Obj) -> str:
-    return yaml.dump(obj, Dumper=_DUMPER, sort_keys=False)
-
-
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yamlio.dump(obj)

@@ -1,0 +1,39 @@
+# One command for each job; every target sets up .venv first (it is reused while pyproject.toml
+# is unchanged).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
+PYTEST_ARGS ?=
+
+.PHONY: features check lint typecheck unit report tools clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+## The main job: every scenario of the feature files on the default (sim) backend.
+features: $(STAMP)
+	$(BIN)/pytest features/ $(PYTEST_ARGS)
+
+## Everything CI checks: lint, types, the feature files and the harness's own tests.
+check: lint typecheck features unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy .
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/ $(PYTEST_ARGS)
+
+## Real binaries for the local backend (cached outside the checkout, keyed by version).
+tools: $(STAMP)
+	$(BIN)/python -m fixtures.toolchain build
+
+clean:
+	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis
