@@ -9,6 +9,7 @@ from pytest_bdd import given, parsers, then
 from fixtures.actors import You
 from fixtures.landscape import Landscape
 from fixtures.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
+from fixtures.names import Names
 from fixtures.waiting import Waiter
 from simulators.api import ApiError, Obj, find_condition
 
@@ -44,7 +45,9 @@ def _installed(
 
 @given(parsers.parse('Flux on the target has installed the agent release of "{target}"'))
 @then(parsers.parse('Flux on the target installs the agent release of "{target}"'))
-def agent_installed(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+def agent_installed(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str
+) -> None:
     namespace = you.namespace_of(target)
     release = agent_release_name(landscape, namespace)
     assert release is not None, f"namespace {namespace} has no agent Release"
@@ -108,7 +111,9 @@ def target_untouched(landscape: Landscape) -> None:
 
 
 @then(parsers.parse('Flux on the target upgrades the agent release of "{target}"'))
-def agent_upgraded(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+def agent_upgraded(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str
+) -> None:
     namespace = you.namespace_of(target)
     release = agent_release_name(landscape, namespace)
     assert release is not None
