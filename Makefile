@@ -31,6 +31,10 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/ $(PYTEST_ARGS)
 
+## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
+report: $(STAMP)
+	$(BIN)/pytest features/ --solar-report reports/sim $(PYTEST_ARGS)
+
 ## Real binaries for the local backend (cached outside the checkout, keyed by version).
 tools: $(STAMP)
 	$(BIN)/python -m fixtures.toolchain build

@@ -2,6 +2,7 @@
 
 pytest_plugins = [
     "fixtures.plugin",
+    "fixtures.report.plugin",
     "fixtures.actors",
     "steps.environment",
     "steps.operator",

@@ -1,0 +1,507 @@
+"""The living-documentation report: features, scenario statuses, the page's coverage, no secrets,
+and the files `--solar-report DIR` writes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.report.__main__ import main
+from fixtures.report.html import render
+from fixtures.report.model import (
+    Outcome,
+    Report,
+    build_report,
+    failure_summary,
+    read_feature_files,
+    skip_reason,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc"
+
+LAMPS = """\
+@spec
+Feature: Lamps
+  Every lamp has its own switch.
+
+  | Lamp | Switch |
+  | red  | left   |
+
+  Rule: Pressing the switch
+
+    Scenario: The lamp lights
+      Given a lamp
+      When I press its switch
+      Then it lights
+
+    Scenario: The lamp goes out
+      Given a lit lamp
+      When I press its switch
+      Then it goes out
+
+    Scenario Outline: The <colour> lamp has a switch
+      Given a <colour> lamp
+      Then it has a switch
+
+      Examples:
+        | colour |
+        | red    |
+        | green  |
+"""
+
+SPARES = f"""\
+@defined-here
+Feature: Spare lamps
+  The drawer's key is {TOKEN}.
+
+  Scenario: A spare lamp is in the drawer
+    Given a drawer
+    And the drawer is open
+    Then it holds a spare lamp
+
+  Scenario: Nobody looked in the cupboard
+    Given a cupboard
+"""
+
+INDEX: dict[str, Any] = {
+    "page": "lamps.md",
+    "entries": [
+        {
+            "id": "lights",
+            "section": "Lamps",
+            "quote": "| A lamp lights | you |",
+            "scenarios": ["The lamp lights", "The <colour> lamp has a switch"],
+        },
+        {
+            "id": "goes-out",
+            "section": "Lamps",
+            "quote": "A lit lamp goes out.",
+            "scenarios": ["The lamp lights", "The lamp goes out"],
+        },
+        {
+            "id": "cupboard",
+            "section": "Spares",
+            "quote": "Someone looks in the cupboard.",
+            "scenarios": ["Nobody looked in the cupboard"],
+        },
+        {
+            "id": "drawer",
+            "section": "Spares",
+            "quote": "The drawer holds a spare lamp.",
+            "defined_here": True,
+            "scenarios": ["A spare lamp is in the drawer", "The lamp lights"],
+        },
+    ],
+}
+
+
+def _step(keyword: str, name: str, status: str = "passed", error: str | None = None) -> Any:
+    result: dict[str, Any] = {"status": status, "duration": 2_000_000}
+    if error is not None:
+        result["error_message"] = error
+    return {
+        "keyword": keyword,
+        "name": name,
+        "line": 0,
+        "match": {"location": ""},
+        "result": result,
+    }
+
+
+def _element(text: str, heading: str, name: str, test_id: str, steps: list[Any]) -> Any:
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip() == heading)
+    return {
+        "keyword": heading.split(":")[0],
+        "id": test_id,
+        "name": name,
+        "line": line,
+        "description": "",
+        "tags": [],
+        "type": "scenario",
+        "steps": steps,
+    }
+
+
+def _feature(text: str, uri: str, elements: list[Any]) -> Any:
+    lines = text.splitlines()
+    end = next(i for i, line in enumerate(lines) if line.strip().startswith(("Rule:", "Scenario")))
+    return {
+        "keyword": "Feature",
+        "uri": uri,
+        "name": lines[1].removeprefix("Feature: "),
+        "id": uri,
+        "line": 2,
+        "description": textwrap.dedent("\n".join(lines[2:end])).strip(),
+        "language": "en",
+        "tags": [{"name": lines[0].lstrip("@"), "line": 1}],
+        "elements": elements,
+    }
+
+
+def _cucumber() -> list[Any]:
+    """As pytest-bdd writes it: a failure, outline examples, a skip; one scenario did not run."""
+    outline = "Scenario Outline: The <colour> lamp has a switch"
+    lamps = [
+        _element(
+            LAMPS,
+            "Scenario: The lamp lights",
+            "The lamp lights",
+            "test_the_lamp_lights",
+            [
+                _step("Given", "a lamp"),
+                _step("When", "I press its switch"),
+                _step("Then", "it lights"),
+            ],
+        ),
+        _element(
+            LAMPS,
+            "Scenario: The lamp goes out",
+            "The lamp goes out",
+            "test_the_lamp_goes_out",
+            [
+                _step("Given", "a lit lamp"),
+                _step("When", "I press its switch", "failed", f"E   AssertionError: lit {TOKEN}"),
+                _step("Then", "it goes out", "failed", ""),
+            ],
+        ),
+        *(
+            _element(
+                LAMPS,
+                outline,
+                f"The {colour} lamp has a switch",
+                f"test_the_colour_lamp_has_a_switch[{colour}]",
+                [_step("Given", f"a {colour} lamp"), _step("Then", "it has a switch")],
+            )
+            for colour in ("red", "green")
+        ),
+    ]
+    # a step that skips never finishes: pytest-bdd lists it as passed, taking no time
+    drawer = [_step("Given", "a drawer"), _step("And", "the drawer is open")]
+    drawer[1]["result"]["duration"] = 0
+    spares = [
+        _element(
+            SPARES,
+            "Scenario: A spare lamp is in the drawer",
+            "A spare lamp is in the drawer",
+            "test_a_spare_lamp_is_in_the_drawer",
+            drawer,
+        )
+    ]
+    return [
+        _feature(LAMPS, "features/lamps.feature", lamps),
+        _feature(SPARES, "features/spares.feature", spares),
+    ]
+
+
+OUTCOMES = {
+    ("features/spares.feature", "test_a_spare_lamp_is_in_the_drawer"): Outcome(
+        "skipped", f"no drawer in this landscape (key {TOKEN})"
+    ),
+    ("features/lamps.feature", "test_the_lamp_goes_out"): Outcome(
+        "failed", f"AssertionError: lit {TOKEN}", diagnostics="../artifacts/lamps_goes_out/"
+    ),
+}
+
+
+@pytest.fixture
+def features(tmp_path: Path) -> Path:
+    folder = tmp_path / "features"
+    folder.mkdir()
+    (folder / "lamps.feature").write_text(LAMPS)
+    (folder / "spares.feature").write_text(SPARES)
+    return folder
+
+
+def _report(features: Path | None, outcomes: Any = OUTCOMES) -> Report:
+    return build_report(
+        _cucumber(),
+        backend="sim",
+        implementation="reference",
+        date=datetime(2025, 1, 2, 3, 4, tzinfo=UTC),
+        outcomes=outcomes,
+        feature_files=read_feature_files([features]) if features else None,
+        traceability=INDEX,
+    )
+
+
+def _scenario_html(page: str, name: str) -> str:
+    """The scenario card that shows `name`."""
+    cards: list[str] = re.findall(r'<article class="scenario.*?</article>', page, re.S)
+    found = [card for card in cards if f'<span class="sc-name">{name}</span>' in card]
+    assert len(found) == 1, f"{name!r} is shown {len(found)} times"
+    return found[0]
+
+
+def _coverage_row(page: str, entry_id: str) -> str:
+    rows = page.split('<tr class="v-')[1:]
+    found = [row for row in rows if f'<span class="entry-id">{entry_id}' in row]
+    assert len(found) == 1
+    return found[0]
+
+
+# --- the renderer -------------------------------------------------------------------------------
+def test_the_header_names_backend_implementation_date_and_totals(features: Path) -> None:
+    page = render(_report(features))
+    assert "<dd>sim</dd>" in page
+    assert "<dd>reference</dd>" in page
+    assert "2025-01-02 03:04 UTC" in page
+    totals = re.search(r'<table class="totals">.*?</table>', page, re.S)
+    assert totals is not None
+    cells = re.findall(r"<tr[^>]*><td>([^<]+)</td>((?:<td[^>]*>\d+</td>)+)</tr>", totals.group(0))
+    counts = {label: re.findall(r">(\d+)<", numbers) for label, numbers in cells}
+    # passed, failed, skipped, total
+    assert counts["@spec — the page itself"] == ["3", "1", "0", "4"]
+    assert counts["@defined-here — definitions made here"] == ["0", "0", "1", "1"]
+
+
+def test_each_feature_rule_and_narrative_is_shown(features: Path) -> None:
+    page = render(_report(features))
+    assert '<span class="kw">Feature:</span> Lamps</h2>' in page
+    assert '<span class="kw">Feature:</span> Spare lamps</h2>' in page
+    assert '<span class="kw">Rule:</span> Pressing the switch</h3>' in page
+    assert "<p>Every lamp has its own switch.</p>" in page
+    assert "<td>red</td><td>left</td>" in page, "the narrative's table is a table"
+
+
+def test_each_scenario_shows_its_status_and_steps(features: Path) -> None:
+    page = render(_report(features))
+    assert "st-passed" in _scenario_html(page, "The lamp lights")
+    assert "st-passed" in _scenario_html(page, "The red lamp has a switch")
+    failed = _scenario_html(page, "The lamp goes out")
+    assert "st-failed" in failed
+    assert re.search(r'<tr class="s-failed">.*?I press its switch', failed)
+    assert re.search(r'<tr class="s-not-run">.*?it goes out', failed), "steps after a failure"
+    assert "AssertionError: lit &lt;redacted&gt;" in failed
+    assert 'href="../artifacts/lamps_goes_out/"' in failed, "link to the diagnostics"
+
+
+def test_a_skip_shows_its_reason_and_the_step_that_skipped(features: Path) -> None:
+    card = _scenario_html(render(_report(features)), "A spare lamp is in the drawer")
+    assert "st-skipped" in card
+    assert "Skipped because" in card
+    assert "no drawer in this landscape" in card
+    assert re.search(r'<tr class="s-skipped">.*?the drawer is open', card)
+    assert re.search(r'<tr class="s-not-run">.*?it holds a spare lamp', card)
+
+
+def test_coverage_ticks_crosses_and_marks_not_run(features: Path) -> None:
+    page = render(_report(features))
+    assert 'class="badge b-proven"' in _coverage_row(page, "lights")
+    assert 'class="badge b-broken"' in _coverage_row(page, "goes-out")
+    assert 'class="badge b-not-run"' in _coverage_row(page, "cupboard")
+    assert 'class="badge b-partial"' in _coverage_row(page, "drawer")
+    assert "(not in this run)" in _coverage_row(page, "cupboard")
+    assert "<td>A lamp lights</td><td>you</td>" in _coverage_row(page, "lights")
+
+
+def test_an_outline_proves_by_its_name_as_written(features: Path) -> None:
+    with_files = {e.id: e for e in _report(features).coverage}["lights"]
+    without = {e.id: e for e in _report(None).coverage}["lights"]
+    for entry in (with_files, without):
+        outline = entry.proofs[1]
+        assert [r.name for r in outline.results] == [
+            "The red lamp has a switch",
+            "The green lamp has a switch",
+        ]
+        assert entry.verdict == "proven"
+
+
+def test_no_token_reaches_the_page(features: Path) -> None:
+    page = render(_report(features))
+    assert "eyJ" not in page
+    assert "&lt;redacted&gt;" in page
+
+
+def test_a_step_without_definition_fails_where_the_json_stops(features: Path) -> None:
+    """pytest-bdd leaves the undefined step out and lists the earlier ones as passed."""
+    cucumber = _cucumber()
+    drawer = cucumber[1]["elements"][0]
+    drawer["steps"] = drawer["steps"][:1]
+    outcomes = {
+        ("features/spares.feature", drawer["id"]): Outcome(
+            "failed", "StepDefinitionNotFoundError: Step definition is not found"
+        )
+    }
+    report = build_report(
+        cucumber,
+        backend="sim",
+        implementation="reference",
+        date=datetime.now(UTC),
+        outcomes=outcomes,
+        feature_files=read_feature_files([features]),
+    )
+    spare = next(s for s in report.scenarios if s.test_id == drawer["id"])
+    assert spare.status == "failed"
+    assert [s.status for s in spare.steps] == ["passed", "failed", "not run"]
+
+
+def test_without_outcomes_a_scenario_that_stopped_short_is_unknown(features: Path) -> None:
+    report = _report(features, outcomes={})
+    spare = next(s for s in report.scenarios if s.name == "A spare lamp is in the drawer")
+    assert spare.status == "unknown"
+
+
+@pytest.mark.parametrize(
+    "longrepr",
+    [
+        ("/x/steps.py", 12, "Skipped: needs kind"),
+        "('/x/steps.py', 12, 'Skipped: needs kind')",
+        "needs kind",
+    ],
+)
+def test_skip_reason(longrepr: object) -> None:
+    assert skip_reason(longrepr) == "needs kind"
+
+
+def test_failure_summary_keeps_the_e_lines() -> None:
+    text = "def f():\n>   assert x\nE   AssertionError: no\nE     last seen: 3\n\nsteps.py:3: Error"
+    assert failure_summary(text) == "AssertionError: no\n  last seen: 3"
+
+
+# --- python -m fixtures.report ------------------------------------------------------------------
+def test_the_command_renders_a_kept_cucumber_json(tmp_path: Path, features: Path) -> None:
+    (tmp_path / "c.json").write_text(json.dumps(_cucumber()))
+    (features / "traceability.yaml").write_text(json.dumps(INDEX))
+    (tmp_path / "junit.xml").write_text(
+        '<?xml version="1.0"?><testsuites><testsuite>'
+        '<testcase classname="features.lamps.feature" name="test_the_lamp_goes_out" time="0.5">'
+        f'<failure message="x">E   AssertionError: lit {TOKEN}</failure></testcase>'
+        '<testcase classname="features.spares.feature" name="test_a_spare_lamp_is_in_the_drawer">'
+        '<skipped type="pytest.skip" message="no drawer here">x</skipped></testcase>'
+        "</testsuite></testsuites>"
+    )
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    code = main(
+        [
+            f"--cucumber={tmp_path / 'c.json'}",
+            f"--junit={tmp_path / 'junit.xml'}",
+            f"--features={features}",
+            f"--out={out}",
+            "--backend=kind",
+            "--impl=external",
+        ]
+    )
+    assert code == 0
+    page = out.read_text()
+    assert "<dd>kind</dd>" in page
+    assert "<dd>external</dd>" in page
+    assert "no drawer here" in _scenario_html(page, "A spare lamp is in the drawer")
+    assert 'class="badge b-broken"' in _coverage_row(page, "goes-out")
+    assert "eyJ" not in page
+
+
+def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text("[]")
+    out = tmp_path / "report.html"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fixtures.report",
+            f"--cucumber={tmp_path / 'c.json'}",
+            f"--out={out}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "No scenario ran" in out.read_text()
+
+
+def test_the_command_says_what_is_wrong_with_its_input(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text('{"not": "a list"}')
+    assert main([f"--cucumber={tmp_path / 'c.json'}", f"--out={tmp_path / 'r.html'}"]) == 2
+
+
+# --- the plugin ---------------------------------------------------------------------------------
+FAILING_STEP = f"""
+from pytest_bdd import then
+
+@then("the lamp is checked and the check fails")
+def fail():
+    raise AssertionError("the check failed, token {TOKEN}")
+"""
+
+FAILING_FEATURE = """
+@spec
+Feature: a scenario that fails
+  Scenario: a check that fails
+    Given a SolAr cluster, a render registry and a target cluster
+    Then the lamp is checked and the check fails
+"""
+
+
+def _plugins() -> list[str]:
+    """The root conftest's plugins and the report's, named: a feature file outside the checkout
+    does not load the root conftest."""
+    namespace: dict[str, Any] = {}
+    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
+    plugins = [*namespace["pytest_plugins"], "fixtures.report.plugin"]
+    return [arg for plugin in dict.fromkeys(plugins) for arg in ("-p", str(plugin))]
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        *_plugins(),
+        "--rootdir",
+        str(ROOT),
+        "-c",
+        str(ROOT / "pyproject.toml"),
+        f"--solar-artifacts={pytester.path / 'artifacts'}",
+        *args,
+    )
+
+
+def test_the_plugin_writes_the_three_files(pytester: pytest.Pytester) -> None:
+    folder = pytester.path / "report"
+    result = _run(
+        pytester, str(ROOT / "features" / "registry_isolation.feature"), f"--solar-report={folder}"
+    )
+    result.assert_outcomes(passed=6)
+    assert sorted(p.name for p in folder.iterdir()) == ["cucumber.json", "junit.xml", "report.html"]
+    assert json.loads((folder / "cucumber.json").read_text())[0]["name"] == "Registry isolation"
+    assert "<testsuites" in (folder / "junit.xml").read_text()
+    page = (folder / "report.html").read_text()
+    assert '<span class="kw">Feature:</span> Registry isolation</h2>' in page
+    assert page.count('class="scenario st-passed"') == 6
+    assert 'class="badge b-proven"' in _coverage_row(page, "regcred-weakness")
+    assert 'class="badge b-not-run"' in _coverage_row(page, "journey")
+    assert "<dd>sim</dd>" in page
+
+
+def test_the_plugin_reports_a_failure_with_its_diagnostics(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(failing_step=FAILING_STEP)
+    (pytester.path / "failing.feature").write_text(FAILING_FEATURE)
+    folder = pytester.path / "report"
+    elsewhere = pytester.path / "kept.json"
+    result = _run(
+        pytester,
+        "-p",
+        "failing_step",
+        str(pytester.path / "failing.feature"),
+        f"--solar-report={folder}",
+        f"--cucumberjson={elsewhere}",
+    )
+    result.assert_outcomes(failed=1)
+    assert (folder / "cucumber.json").read_text() == elsewhere.read_text()
+    page = (folder / "report.html").read_text()
+    card = _scenario_html(page, "a check that fails")
+    assert "st-failed" in card
+    assert "the check failed, token &lt;redacted&gt;" in card
+    link = re.search(r'Diagnostics: <a href="([^"]+)"', card)
+    assert link is not None
+    assert (folder / link.group(1)).is_dir(), "the link leads to the diagnostics folder"
+    for name in ("cucumber.json", "junit.xml", "report.html"):
+        assert "eyJ" not in (folder / name).read_text(), f"a token reached {name}"
