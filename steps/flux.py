@@ -43,6 +43,15 @@ def _installed(
     waiter.until(what, probe, kind="flux")
 
 
+def scenario_objects(landscape: Landscape, names: Names, kind: str) -> list[Obj]:
+    """Objects of this scenario on the (possibly shared) target cluster."""
+    return [
+        o
+        for o in landscape.target.list(kind)
+        if o["metadata"].get("namespace", "").endswith(f"-{names.suffix}")
+    ]
+
+
 @given(parsers.parse('Flux on the target has installed the agent release of "{target}"'))
 @then(parsers.parse('Flux on the target installs the agent release of "{target}"'))
 def agent_installed(
@@ -60,7 +69,7 @@ def agent_installed(
     )
     deployments = [
         d
-        for d in landscape.target.list("Deployment")
+        for d in scenario_objects(landscape, names, "Deployment")
         if d["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
     ]
     assert deployments, f"the agent release {release} installed no Deployment"
@@ -99,11 +108,11 @@ def page_object_ready(landscape: Landscape, you: You, waiter: Waiter, kind: str,
 
 
 @then("the target cluster holds no Flux source, no HelmRelease and no agent")
-def target_untouched(landscape: Landscape) -> None:
+def target_untouched(landscape: Landscape, names: Names) -> None:
     found = {
         kind: [
             f"{o['metadata']['namespace']}/{o['metadata']['name']}"
-            for o in landscape.target.list(kind)
+            for o in scenario_objects(landscape, names, kind)
         ]
         for kind in ("OCIRepository", "HelmRelease", "Deployment")
     }
@@ -126,7 +135,7 @@ def agent_upgraded(
             return False, error
         secrets = [
             s
-            for s in landscape.target.list("Secret")
+            for s in scenario_objects(landscape, names, "Secret")
             if s["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
         ]
         tokens = [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 from pytest_bdd import given, parsers, then, when
 
 from fixtures.actors import Operator, You
@@ -138,10 +140,11 @@ def set_apiserver_url(landscape: Landscape) -> None:
 
 
 @given("the operator has not set controller.agent.apiserverURL")
-def unset_apiserver_url(landscape: Landscape) -> None:
+def unset_apiserver_url(landscape: Landscape, cleanup: ExitStack) -> None:
     requires(
         lambda: landscape.configure_apiserver_url(None), "unsetting controller.agent.apiserverURL"
     )
+    cleanup.callback(landscape.configure_apiserver_url, landscape.solar_api_url)
 
 
 @when(parsers.parse('the operator binds the Release "{release}" to "{target}"'))

@@ -37,6 +37,7 @@ from kubernetes.client import (
     VersionApi,
 )
 from kubernetes.client.exceptions import ApiException
+from kubernetes.config import new_client_from_config
 
 from fixtures.local import ControlPlane, ReadinessTimeout, missing_control_plane_tools
 from fixtures.local.components import NODE_NAME
@@ -165,12 +166,20 @@ def test_bound_token_grants_what_the_role_allows_and_nothing_else(
         assert _status_of(lambda: core.read_namespaced_secret(secret_name, other_namespace)) == 403
 
 
-def test_token_kubeconfig_carries_only_the_token(plane: ControlPlane, admin: ApiClient) -> None:
+def test_token_kubeconfig_authenticates_with_the_token_alone(
+    plane: ControlPlane, admin: ApiClient
+) -> None:
     namespace = _new_namespace(admin)
-    token, _ = _token_bound_to_new_secret(admin, namespace)
-    kubeconfig = plane.write_token_kubeconfig(token).read_text()
-    assert "client-certificate" not in kubeconfig
-    assert "client-key" not in kubeconfig
+    token, secret_name = _token_bound_to_new_secret(admin, namespace)
+    kubeconfig = plane.write_token_kubeconfig(token)
+    assert "client-certificate" not in kubeconfig.read_text()
+
+    # The kubernetes package's own kubeconfig loader, as an agent process would use it.
+    loaded = new_client_from_config(config_file=str(kubeconfig))  # type: ignore[no-untyped-call]
+    with loaded as as_agent:
+        core = CoreV1Api(as_agent)
+        assert _status_of(lambda: core.read_namespaced_secret(secret_name, namespace)) == 200
+        assert _status_of(lambda: core.list_namespaced_secret(namespace)) == 403
 
 
 def test_deleting_the_bound_secret_rejects_the_token_within_the_auth_cache_ttl(

@@ -108,7 +108,9 @@ def local_as(registry: LocalRegistry, passwords: dict[str, str]) -> Iterator[Cli
     with ExitStack() as clients:
 
         def connect(user: str | None, password: str | None) -> RegistryClient:
-            client = HttpRegistryClient(registry.host, user, password, plain_http=True)
+            client = HttpRegistryClient(
+                registry.host, user, password, plain_http=registry.plain_http
+            )
             return clients.enter_context(client)
 
         _seed(connect(PUSH_USER, passwords[PUSH_USER]))
