@@ -10,20 +10,9 @@ from fixtures.actors import Operator, You
 from fixtures.landscape import Landscape
 from fixtures.names import Names
 from fixtures.plugin import requires
+from fixtures.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
 from fixtures.waiting import Waiter
-from simulators.api import ApiError, annotations_of, new_object
-
-AGENT_RELEASE = "solar-agent"
-REGISTRY = "render"
-PUSH_SECRET = "render-registry-push"
-
-
-def ensure_namespace(landscape: Landscape, namespace: str) -> None:
-    try:
-        landscape.solar.create(new_object("Namespace", namespace))
-    except ApiError as error:
-        if error.status != 409:
-            raise
+from simulators.api import annotations_of, new_object
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))
@@ -32,55 +21,7 @@ def set_up_agent(landscape: Landscape, operator: Operator, names: Names, namespa
     if ns in operator.set_up:
         assert landscape.solar.list("Profile", ns), f"the setup of {ns} lost its Profile"
         return
-    ensure_namespace(landscape, ns)
-    user, password = landscape.push_credentials()
-    operator.solar.create(
-        new_object(
-            "Secret",
-            PUSH_SECRET,
-            ns,
-            type="Opaque",
-            stringData={"username": user, "password": password},
-        )
-    )
-    operator.solar.create(
-        new_object(
-            "Registry",
-            REGISTRY,
-            ns,
-            spec={
-                "hostname": landscape.registry.host,
-                "plainHTTP": landscape.registry.plain_http,
-                "solarSecretRef": {"name": PUSH_SECRET},
-                "targetPullSecretName": "regcred",
-            },
-        )
-    )
-    operator.solar.create(
-        new_object(
-            "Release",
-            AGENT_RELEASE,
-            ns,
-            annotations={landscape.contract.agent_release_annotation: "true"},
-            spec={
-                "componentVersionRef": {"name": "solar-agent"},
-                "uniqueName": f"{AGENT_RELEASE}-{ns}",
-                "targetNamespace": names.namespace("solar-system"),
-            },
-        )
-    )
-    operator.solar.create(
-        new_object(
-            "Profile",
-            AGENT_RELEASE,
-            ns,
-            spec={
-                "releaseRef": {"name": AGENT_RELEASE},
-                "targetSelector": {},
-                "userdata": {},
-            },
-        )
-    )
+    set_up_namespace(landscape, operator.solar, ns, names.namespace("solar-system"))
     operator.set_up.add(ns)
 
 

@@ -13,11 +13,11 @@ from fixtures.actors import You
 from fixtures.landscape import Landscape
 from fixtures.lookup import credential_condition, last_report_time, token_in, token_secret
 from fixtures.page_objects import FirstContact
+from fixtures.setup import REGISTRY
 from fixtures.waiting import Waiter, WaitTimeout
 from simulators.api import ApiError, Obj, new_object
 from simulators.credentials import basic_auth
 from steps.common import annotation, quoted_names
-from steps.operator import REGISTRY
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulators import yamlio
-from simulators.api import ApiError, ClusterAPI, Obj, annotations_of
+from simulators.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition
 from simulators.clock import Clock
 from simulators.contract import Contract
 from simulators.credentials import TokenKubeconfig
@@ -87,6 +87,10 @@ class Renderer:
             rendered_release = self._render_release(client, namespace, release, target)
             if rendered_release is not None:
                 rendered.append(rendered_release)
+            elif self._credential_pending(release, target):
+                # The first bootstrap chart Flux sees must already carry the agent: wait for the
+                # token rather than push one without it (Flux polls it only every few minutes).
+                return
         bootstrap = self._bootstrap_chart(
             name, namespace, registry, sorted(rendered, key=lambda r: r.release)
         )
@@ -130,6 +134,13 @@ class Renderer:
         if latest is None:
             return None
         return RenderedRelease(name, chart_name, latest, target_namespace)
+
+    def _credential_pending(self, release: Obj, target: Obj) -> bool:
+        """A credential release not rendered yet, whose token is still to come."""
+        if self.contract.agent_release_annotation not in annotations_of(release):
+            return False
+        condition = find_condition(target, self.contract.condition_type) or {}
+        return condition.get("reason") not in ("Disabled", "Revoked", "MintFailed")
 
     @staticmethod
     def _agent_chart_name(release: str, target: str) -> str:
