@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 
-.PHONY: features check lint typecheck unit report tools clean
+.PHONY: features check lint typecheck unit report local tools clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,8 +32,14 @@ unit: $(STAMP)
 	$(BIN)/pytest tests/ $(PYTEST_ARGS)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
-report: $(STAMP)
-	$(BIN)/pytest features/ --solar-report reports/sim $(PYTEST_ARGS)
+report: report-sim
+
+report-%: $(STAMP)
+	$(BIN)/pytest features/ --solar-env=$* --solar-report reports/$* $(PYTEST_ARGS)
+
+## The feature files on real local processes (builds the tools first; cached).
+local: tools
+	$(BIN)/pytest features/ --solar-env=local $(PYTEST_ARGS)
 
 ## Real binaries for the local backend (cached outside the checkout, keyed by version).
 tools: $(STAMP)

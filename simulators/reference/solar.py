@@ -1,0 +1,69 @@
+"""The reference SolAr components together, as a backend runs them on its clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from simulators.api import ClusterAPI
+from simulators.clock import Clock, LoopHandle
+from simulators.contract import Contract
+from simulators.reference.bindings import ProfileController
+from simulators.reference.controller import ControllerConfig, CredentialController
+from simulators.reference.renderer import ConnectRegistry, Renderer, RendererConfig
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class ReferenceSolar:
+    """solar-controller-manager (credentials and Profiles) and solar-renderer, as loops."""
+
+    controller: CredentialController
+    renderer: Renderer
+    loops: list[LoopHandle] = field(default_factory=list)
+
+    @classmethod
+    def start(
+        cls,
+        client_for: Callable[[str], ClusterAPI],
+        clock: Clock,
+        controller_clock: Clock,
+        contract: Contract,
+        connect_registry: ConnectRegistry,
+        renderer_config: RendererConfig,
+        log_for: Callable[[str], Log],
+    ) -> ReferenceSolar:
+        manager_log = log_for("solar-controller-manager")
+        controller = CredentialController(
+            client_for("solar-controller-manager"),
+            controller_clock,
+            contract,
+            ControllerConfig(apiserver_url=renderer_config.apiserver_url),
+            log=manager_log,
+        )
+        profiles = ProfileController(client_for("solar-controller-manager"), log=manager_log)
+        renderer = Renderer(
+            client_for("solar-renderer"),
+            connect_registry,
+            clock,
+            contract,
+            renderer_config,
+            log=log_for("solar-renderer"),
+        )
+        loops = [
+            clock.start_loop("solar-controller-manager", controller.reconcile_all),
+            clock.start_loop("profile-controller", profiles.reconcile_all),
+            clock.start_loop("solar-renderer", renderer.reconcile_all),
+        ]
+        return cls(controller, renderer, loops)
+
+    def configure_apiserver_url(self, url: str | None) -> None:
+        """`controller.agent.apiserverURL`, which both components read."""
+        self.controller.config.apiserver_url = url
+        self.renderer.config.apiserver_url = url
+        self.wake()
+
+    def wake(self) -> None:
+        for loop in self.loops:
+            loop.wake()
