@@ -91,6 +91,8 @@ class Renderer:
                 # The first bootstrap chart Flux sees must already carry the agent: wait for the
                 # token rather than push one without it (Flux polls it only every few minutes).
                 return
+        if not rendered:
+            return  # nothing bound yet: an empty bootstrap chart would only make Flux wait a poll
         bootstrap = self._bootstrap_chart(
             name, namespace, registry, sorted(rendered, key=lambda r: r.release)
         )

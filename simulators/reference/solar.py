@@ -51,10 +51,13 @@ class ReferenceSolar:
             renderer_config,
             log=log_for("solar-renderer"),
         )
+        # The renderer goes first: on the virtual clock loops due at one instant run in start
+        # order, and this order shows the renderer states that real concurrency can show it
+        # (a Target without its binding, a binding without its token).
         loops = [
-            clock.start_loop("solar-controller-manager", controller.reconcile_all),
-            clock.start_loop("profile-controller", profiles.reconcile_all),
             clock.start_loop("solar-renderer", renderer.reconcile_all),
+            clock.start_loop("profile-controller", profiles.reconcile_all),
+            clock.start_loop("solar-controller-manager", controller.reconcile_all),
         ]
         return cls(controller, renderer, loops)
 
