@@ -1,9 +1,9 @@
 """Root of the harness: the plugin (options, landscape, reporting) and the step library."""
 
 pytest_plugins = [
+    "fixtures.actors",
     "fixtures.plugin",
     "fixtures.report.plugin",
-    "fixtures.actors",
     "steps.environment",
     "steps.operator",
     "steps.you",
