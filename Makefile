@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 
-.PHONY: features check lint typecheck unit report local tools clean
+.PHONY: features check lint typecheck unit report local kind tools kind-images clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,9 +41,17 @@ report-%: $(STAMP)
 local: tools
 	$(BIN)/pytest features/ --solar-env=local $(PYTEST_ARGS)
 
-## Real binaries for the local backend (cached outside the checkout, keyed by version).
+## The feature files on two kind clusters (needs a running Docker engine; images are cached).
+kind: kind-images
+	$(BIN)/pytest features/ --solar-env=kind $(PYTEST_ARGS)
+
+## Real binaries for the local and kind backends (cached outside the checkout, keyed by version).
 tools: $(STAMP)
 	$(BIN)/python -m fixtures.toolchain build
+
+## The kind node image and the agent, Flux and registry images, built offline (cached).
+kind-images: tools
+	$(BIN)/python -m fixtures.kind images
 
 clean:
 	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis

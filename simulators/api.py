@@ -52,6 +52,7 @@ KINDS: dict[str, Kind] = {
         Kind("ConfigMap", "", "v1", "configmaps"),
         Kind("Event", "", "v1", "events"),
         Kind("Pod", "", "v1", "pods", has_status=True),
+        Kind("Service", "", "v1", "services", has_status=True),
         Kind("Deployment", "apps", "v1", "deployments", has_status=True),
         Kind("Role", "rbac.authorization.k8s.io", "v1", "roles"),
         Kind("RoleBinding", "rbac.authorization.k8s.io", "v1", "rolebindings"),

@@ -1,0 +1,94 @@
+"""A kind cluster from the offline node image: node and CoreDNS Ready, a preloaded image runs."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kubernetes.client import CoreV1Api, V1Container, V1ObjectMeta, V1Pod, V1PodSpec
+
+from fixtures.kind import engine
+from fixtures.kind.cluster import KindCluster
+from fixtures.kind.images import has_image
+from fixtures.kind.node_image import PAUSE_IMAGE, build_node_image, node_image_reference
+from fixtures.toolchain.toolchain import MissingTool, Toolchain
+
+pytestmark = pytest.mark.kind
+
+POD_TIMEOUT_SECONDS = 120.0
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[KindCluster]:
+    try:
+        client = engine.client()
+    except engine.EngineUnavailable as problem:
+        pytest.skip(str(problem))
+    toolchain = Toolchain.from_env()
+    try:
+        reference = node_image_reference(toolchain)
+        toolchain.path("kubectl")
+    except MissingTool as problem:
+        pytest.skip(str(problem))
+    if not has_image(client, reference):
+        for program in ("debootstrap", "gcc"):
+            if shutil.which(program) is None:
+                pytest.skip(f"building the kind node image needs {program}, which is not installed")
+    image = build_node_image(client, toolchain, print)
+    with KindCluster(f"harness-{uuid.uuid4().hex[:6]}", image, toolchain, print) as created:
+        yield created
+
+
+def test_node_and_coredns_become_ready(cluster: KindCluster) -> None:
+    with cluster.admin_api_client() as api:
+        core = CoreV1Api(api)
+        nodes = core.list_node().items
+        assert [n.metadata and n.metadata.name for n in nodes] == [cluster.node_container]
+        assert _ready(nodes[0].status)
+        dns = core.list_namespaced_pod("kube-system", label_selector="k8s-app=kube-dns").items
+        assert len(dns) == 2
+        assert all(_ready(p.status) for p in dns)
+
+
+def test_preloaded_pause_image_runs_in_a_pod(cluster: KindCluster) -> None:
+    pod = V1Pod(
+        metadata=V1ObjectMeta(name="pause"),
+        spec=V1PodSpec(
+            containers=[V1Container(name="pause", image=PAUSE_IMAGE, image_pull_policy="Never")]
+        ),
+    )
+    with cluster.admin_api_client() as api:
+        core = CoreV1Api(api)
+        core.create_namespaced_pod("default", pod)
+        deadline = time.monotonic() + POD_TIMEOUT_SECONDS
+        phase = None
+        while time.monotonic() < deadline:
+            status = core.read_namespaced_pod("pause", "default").status
+            phase = status.phase if status else None
+            if phase == "Running":
+                return
+            time.sleep(1)  # polling interval while the pod starts
+    pytest.fail(f"pod default/pause not Running within {POD_TIMEOUT_SECONDS:g} s (last: {phase})")
+
+
+def test_api_server_answers_on_the_node_ip_with_a_certificate_for_it(cluster: KindCluster) -> None:
+    # kubectl checks the serving certificate against the cluster CA and the address it dials.
+    answer = cluster.exec(
+        [
+            "kubectl",
+            "--kubeconfig=/etc/kubernetes/admin.conf",
+            f"--server={cluster.internal_server_url}",
+            "get",
+            "--raw=/readyz",
+        ]
+    )
+    assert answer == "ok"
+
+
+def _ready(status: Any) -> bool:
+    conditions = (status and status.conditions) or []
+    return any(c.type == "Ready" and c.status == "True" for c in conditions)

@@ -1,0 +1,71 @@
+"""The kind backend's pieces that need no engine: the runc wrapper and the Flux manifests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fixtures.kind.engine import WRAPPER
+from fixtures.kind.flux import CONTROLLERS, flux_manifests
+
+PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
+
+
+def _run_wrapper(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SOLAR_REAL_RUNC": "/bin/echo"}
+    return subprocess.run(
+        [sys.executable, str(WRAPPER), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+
+
+def test_the_wrapper_drops_sys_resource_from_a_new_container(tmp_path: Path) -> None:
+    spec = {"process": {"capabilities": {"bounding": PRIVILEGED, "effective": PRIVILEGED}}}
+    (tmp_path / "config.json").write_text(json.dumps(spec))
+    result = _run_wrapper(["--root", "/run/x", "create", "--bundle", str(tmp_path), "c1"], tmp_path)
+    rewritten = json.loads((tmp_path / "config.json").read_text())
+    for names in rewritten["process"]["capabilities"].values():
+        assert names == ["CAP_SYS_ADMIN", "CAP_NET_ADMIN"]
+    assert result.stdout.split() == ["--root", "/run/x", "create", "--bundle", str(tmp_path), "c1"]
+
+
+def test_the_wrapper_drops_sys_resource_from_an_exec(tmp_path: Path) -> None:
+    process = tmp_path / "process.json"
+    process.write_text(json.dumps({"capabilities": {"bounding": PRIVILEGED}}))
+    _run_wrapper(["exec", "--process", str(process), "c1"], tmp_path)
+    assert json.loads(process.read_text())["capabilities"]["bounding"] == [
+        "CAP_SYS_ADMIN",
+        "CAP_NET_ADMIN",
+    ]
+
+
+def test_the_wrapper_leaves_other_commands_alone(tmp_path: Path) -> None:
+    spec = {"process": {"capabilities": {"bounding": PRIVILEGED}}}
+    (tmp_path / "config.json").write_text(json.dumps(spec))
+    _run_wrapper(["state", "c1"], tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text()) == spec
+
+
+def test_flux_runs_the_given_images_and_serves_artifacts_in_cluster() -> None:
+    images = {name: f"example/{name}:v1" for name in CONTROLLERS}
+    documents = flux_manifests(images)
+    deployments = {d["metadata"]["name"]: d for d in documents if d["kind"] == "Deployment"}
+    assert set(deployments) == set(CONTROLLERS)
+    for name, deployment in deployments.items():
+        container = deployment["spec"]["template"]["spec"]["containers"][0]
+        assert container["image"] == images[name]
+        assert container["imagePullPolicy"] == "Never"  # nothing can be pulled offline
+    source_args = deployments["source-controller"]["spec"]["template"]["spec"]["containers"][0][
+        "args"
+    ]
+    advertised = [a for a in source_args if a.startswith("--storage-adv-addr=")]
+    assert advertised == ["--storage-adv-addr=source-controller.flux-system.svc.cluster.local."]
+    services = [d for d in documents if d["kind"] == "Service"]
+    assert services[0]["spec"]["ports"][0]["targetPort"] == 9090
