@@ -1,4 +1,5 @@
-"""The kind backend's pieces that need no engine: the runc wrapper and the Flux manifests."""
+"""The kind backend's pieces that need no engine: the runc wrapper, the Flux manifests and the
+kind configuration of both node images."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
+from fixtures.kind.cluster import KindCluster
 from fixtures.kind.engine import WRAPPER
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
+from fixtures.kind.node_image import ETCD_IMAGE_TAG
+from fixtures.toolchain.toolchain import Toolchain
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 
@@ -69,3 +74,27 @@ def test_flux_runs_the_given_images_and_serves_artifacts_in_cluster() -> None:
     assert advertised == ["--storage-adv-addr=source-controller.flux-system.svc.cluster.local."]
     services = [d for d in documents if d["kind"] == "Service"]
     assert services[0]["spec"]["ports"][0]["targetPort"] == 9090
+
+
+class _ToolchainWithKind:
+    def path(self, artifact: str) -> Path:
+        return Path("/nonexistent") / artifact
+
+
+def _config(upstream_node: bool) -> dict[str, Any]:
+    toolchain = cast(Toolchain, _ToolchainWithKind())
+    cluster = KindCluster("c", "node:image", toolchain, upstream_node=upstream_node)
+    return cluster._kind_config()
+
+
+def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
+    config = _config(upstream_node=False)
+    assert config["networking"]["disableDefaultCNI"] is True
+    assert ETCD_IMAGE_TAG in config["kubeadmConfigPatches"][0]
+
+
+def test_kinds_own_node_image_keeps_kindnetd_and_kubeadms_defaults() -> None:
+    config = _config(upstream_node=True)
+    assert "networking" not in config
+    assert "kubeadmConfigPatches" not in config
+    assert config["nodes"] == [{"role": "control-plane"}]
