@@ -180,15 +180,21 @@ def named_secret_holds_new_token(
 
 
 @then("that token expires at the time the condition message names")
-def expiry_matches(landscape: Landscape, you: You) -> None:
+def expiry_matches(landscape: Landscape, you: You, waiter: Waiter) -> None:
+    """The condition and the Secret are written one after the other: they must come to agree."""
     for target, namespace in you.namespaces.items():
-        message = (credential_condition(landscape, namespace, target) or {}).get("message", "")
-        named = landscape.contract.expiry_named_in(message)
-        secret = token_secret(landscape, namespace, target)
-        assert named is not None and secret is not None, message
-        facts = TokenFacts.read(token_in(landscape, secret) or "")
-        assert facts.expires_at == named, f"token expires {facts.expires_at}, message says {named}"
-        assert facts.expires_at > landscape.clock.now(), f"already expired: {facts.expires_at}"
+
+        def probe(namespace: str = namespace, target: str = target) -> tuple[bool, Any]:
+            message = (credential_condition(landscape, namespace, target) or {}).get("message", "")
+            named = landscape.contract.expiry_named_in(message)
+            secret = token_secret(landscape, namespace, target)
+            if named is None or secret is None:
+                return False, {"message": message, "secret": secret is not None}
+            expires = TokenFacts.read(token_in(landscape, secret) or "").expires_at
+            seen = {"message says": str(named), "token expires": str(expires)}
+            return expires == named and expires > landscape.clock.now(), seen
+
+        waiter.until(f"the token of {target} to expire when its condition message says", probe)
 
 
 @then("the new token expires later than the old one")
