@@ -279,6 +279,19 @@ def test_unknown_names_get_the_registry_error_codes(
         assert (unknown.value.status, unknown.value.code) == (404, code)
 
 
+def test_the_catalog_is_for_the_push_user_only(
+    registry: LocalRegistry, passwords: dict[str, str]
+) -> None:
+    def client(user: str) -> HttpRegistryClient:
+        return HttpRegistryClient(registry.host, user, passwords[user], plain_http=True)
+
+    with client(PUSH_USER) as pusher, client("pull-test") as reader:
+        assert set(SEEDED_REPOSITORIES) <= set(pusher.catalog())
+        with pytest.raises(RegistryError) as refused:
+            reader.catalog()
+        assert refused.value.status in (401, 403), refused.value
+
+
 def test_wrong_password_is_401(registry_as: ClientFactory) -> None:
     with pytest.raises(RegistryError) as refused:
         registry_as("pull-test", "not-the-password").tags("test/agent")
