@@ -47,11 +47,11 @@ kind: kind-images
 
 ## Real binaries for the local and kind backends (cached outside the checkout, keyed by version).
 tools: $(STAMP)
-	$(BIN)/python -m fixtures.toolchain build
+	$(BIN)/python -m fixtures.provision tools build
 
 ## The kind node image and the agent, Flux and registry images, built offline (cached).
 kind-images: tools
-	$(BIN)/python -m fixtures.kind images
+	$(BIN)/python -m fixtures.provision images
 
 clean:
 	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis

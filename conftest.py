@@ -1,8 +1,8 @@
 """Root of the harness: the plugin (options, landscape, reporting) and the step library."""
 
 pytest_plugins = [
-    "fixtures.actors",
-    "fixtures.plugin",
+    "fixtures.plugin.actors",
+    "fixtures.plugin.hooks",
     "fixtures.report.plugin",
     "steps.environment",
     "steps.operator",

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import last_report_time, token_in, token_secret
-from fixtures.names import Names
-from fixtures.waiting import Waiter
-from simulators.api import ApiError, ClusterAPI, new_object
-from simulators.clock import parse_utc
+from core.api import ApiError, ClusterAPI, new_object
+from core.clock import parse_utc
+from core.landscape import Landscape
+from fixtures.page.lookup import last_report_time, token_in, token_secret
+from fixtures.plugin.actors import You
+from fixtures.plugin.names import Names
+from fixtures.plugin.waiting import Waiter
 
 
 @given(parsers.parse('the agent of "{target}" holds its token'))

@@ -8,9 +8,11 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import (
+from core.api import SOLAR_GROUP
+from core.clock import parse_utc
+from core.landscape import Landscape
+from core.rbac import Request, User, allowed
+from fixtures.page.lookup import (
     TokenFacts,
     agent_release_name,
     bound_releases,
@@ -20,10 +22,8 @@ from fixtures.lookup import (
     token_in,
     token_secret,
 )
-from fixtures.waiting import Waiter
-from simulators.api import SOLAR_GROUP
-from simulators.clock import parse_utc
-from simulators.rbac import Request, User, allowed
+from fixtures.plugin.actors import You
+from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
 

@@ -7,10 +7,10 @@ from contextlib import ExitStack
 import pytest
 from pytest_bdd import given, parsers, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape, Undo
-from fixtures.names import Names
-from fixtures.plugin import requires
+from core.landscape import Landscape, Undo
+from fixtures.plugin.actors import You
+from fixtures.plugin.hooks import requires
+from fixtures.plugin.names import Names
 
 
 class ActiveFaults(dict[str, Undo]):

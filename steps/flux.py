@@ -6,12 +6,12 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
-from fixtures.names import Names
-from fixtures.waiting import Waiter
-from simulators.api import ApiError, Obj, find_condition
+from core.api import ApiError, Obj, find_condition
+from core.landscape import Landscape
+from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
+from fixtures.plugin.actors import You
+from fixtures.plugin.names import Names
+from fixtures.plugin.waiting import Waiter
 
 
 def ready(obj: Obj) -> tuple[bool, Any]:

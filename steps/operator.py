@@ -6,13 +6,13 @@ from contextlib import ExitStack
 
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.actors import Operator, You
-from fixtures.landscape import Landscape
-from fixtures.names import Names
-from fixtures.plugin import requires
-from fixtures.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
-from fixtures.waiting import Waiter
-from simulators.api import annotations_of, new_object
+from core.api import annotations_of, new_object
+from core.landscape import Landscape
+from fixtures.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
+from fixtures.plugin.actors import Operator, You
+from fixtures.plugin.hooks import requires
+from fixtures.plugin.names import Names
+from fixtures.plugin.waiting import Waiter
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))

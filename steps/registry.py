@@ -7,9 +7,11 @@ from typing import Any
 
 from pytest_bdd import parsers, then, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import (
+from core.api import ApiError, Obj
+from core.credentials import credentials_for
+from core.landscape import Landscape
+from core.oci import Chart, RegistryClient, RegistryError
+from fixtures.page.lookup import (
     agent_chart,
     bootstrap_chart,
     kubeconfig_in,
@@ -17,12 +19,10 @@ from fixtures.lookup import (
     token_in,
     token_secret,
 )
-from fixtures.names import Names
-from fixtures.page_objects import FirstContact
-from fixtures.waiting import Waiter
-from simulators.api import ApiError, Obj
-from simulators.credentials import credentials_for
-from simulators.oci import Chart, RegistryClient, RegistryError
+from fixtures.page.objects import FirstContact
+from fixtures.plugin.actors import You
+from fixtures.plugin.names import Names
+from fixtures.plugin.waiting import Waiter
 from steps.flux import ready
 
 

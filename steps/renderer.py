@@ -6,12 +6,12 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
-from fixtures.names import Names
-from fixtures.waiting import Waiter
-from simulators.oci import RegistryClient
+from core.landscape import Landscape
+from core.oci import RegistryClient
+from fixtures.page.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
+from fixtures.plugin.actors import You
+from fixtures.plugin.names import Names
+from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 from steps.you import WrittenHelmRelease
 

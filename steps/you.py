@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from fixtures.actors import You
-from fixtures.landscape import Landscape
-from fixtures.lookup import credential_condition, last_report_time, token_in, token_secret
-from fixtures.page_objects import FirstContact
-from fixtures.setup import REGISTRY
-from fixtures.waiting import Waiter, WaitTimeout
-from simulators.api import ApiError, Obj, new_object
-from simulators.credentials import basic_auth
+from core.api import ApiError, Obj, new_object
+from core.credentials import basic_auth
+from core.landscape import Landscape
+from fixtures.page.lookup import credential_condition, last_report_time, token_in, token_secret
+from fixtures.page.objects import FirstContact
+from fixtures.page.setup import REGISTRY
+from fixtures.plugin.actors import You
+from fixtures.plugin.waiting import Waiter, WaitTimeout
 from steps.common import annotation, quoted_names
 
 

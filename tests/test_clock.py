@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from simulators.clock import SkewedClock, VirtualClock
+from core.clock import SkewedClock, VirtualClock
 
 
 def test_loops_run_when_due_and_reschedule_themselves() -> None:

@@ -6,7 +6,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulators.credentials import (
+from core.credentials import (
     TokenKubeconfig,
     basic_auth,
     credentials_for,

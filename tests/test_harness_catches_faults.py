@@ -36,7 +36,7 @@ Agent.report = _pretend
 LEAKY_STEP = """
 from pytest_bdd import then, parsers
 
-from fixtures.lookup import token_in, token_secret
+from fixtures.page.lookup import token_in, token_secret
 
 @then(parsers.parse('the token of "{target}" is printed and the scenario fails'))
 def leak(landscape, you, target):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulators.api import ApiError, new_object
-from simulators.clock import VirtualClock
+from core.api import ApiError, new_object
+from core.clock import VirtualClock
 from simulators.memory.cluster import InMemoryCluster
 
 

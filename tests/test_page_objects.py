@@ -8,10 +8,10 @@ from urllib.parse import urlparse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.names import Names, check_name
-from fixtures.page_objects import FirstContact
-from simulators.credentials import credentials_for
-from simulators.oci import HELM_CHART_LAYER
+from core.credentials import credentials_for
+from core.oci import HELM_CHART_LAYER
+from fixtures.page.objects import FirstContact
+from fixtures.plugin.names import Names, check_name
 
 labels = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?", fullmatch=True)
 hosts = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,30}[a-z0-9])?(:[1-9][0-9]{1,4})?", fullmatch=True)

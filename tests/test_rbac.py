@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from simulators.api import SOLAR_GROUP, Obj
-from simulators.rbac import Request, User, allowed
+from core.api import SOLAR_GROUP, Obj
+from core.rbac import Request, User, allowed
 
 AGENT = User.service_account("test", "solar-agent-cluster-1")
 

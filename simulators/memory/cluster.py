@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
-from simulators.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
-from simulators.clock import Clock, utc
+from core.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
+from core.clock import Clock, utc
+from core.rbac import SYSTEM_MASTERS, Request, User, allowed
 from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
-from simulators.rbac import SYSTEM_MASTERS, Request, User, allowed
 
 _T = TypeVar("_T")
 ADMIN = User("kubernetes-admin", (SYSTEM_MASTERS, "system:authenticated"))

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlparse
 
-from simulators.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, kind_of
-from simulators.clock import Clock, utc
-from simulators.credentials import credentials_for
-from simulators.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, highest_matching
-from simulators.reference.conditions import secret_value, set_condition
+from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, kind_of
+from core.clock import Clock, utc
+from core.conditions import secret_value, set_condition
+from core.credentials import credentials_for
+from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, highest_matching
 
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
 FAILURE_RETRY = timedelta(seconds=10)

@@ -12,11 +12,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from simulators.api import ApiError, ClusterAPI, Obj
-from simulators.clock import Clock, LoopHandle, utc
-from simulators.contract import Contract
+from core.api import ApiError, ClusterAPI, Obj
+from core.clock import Clock, LoopHandle, utc
+from core.conditions import secret_value, set_condition
+from core.contract import Contract
 from simulators.reference.agent import Agent, Connect
-from simulators.reference.conditions import secret_value, set_condition
 
 
 def container_args(deployment: Obj) -> dict[str, str]:

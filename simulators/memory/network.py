@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulators.api import ClusterAPI, Unreachable
+from core.api import ClusterAPI, Unreachable
 from simulators.memory.cluster import InMemoryCluster
 from simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulators.oci import Chart, RegistryError, chart_manifest, digest_of
-from simulators.policy import AccessPolicy
+from core.oci import Chart, RegistryError, chart_manifest, digest_of
+from core.policy import AccessPolicy
 
 
 @dataclass

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from simulators.api import ApiError, ClusterAPI
-from simulators.clock import Clock, utc
-from simulators.credentials import TokenKubeconfig
-from simulators.redact import REDACT
+from core.api import ApiError, ClusterAPI
+from core.clock import Clock, utc
+from core.credentials import TokenKubeconfig
+from core.redact import REDACT
 
 Connect = Callable[[TokenKubeconfig], ClusterAPI]
 

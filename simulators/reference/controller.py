@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from simulators.api import (
+from core.api import (
     SOLAR_GROUP,
     ApiError,
     ClusterAPI,
@@ -21,9 +21,9 @@ from simulators.api import (
     annotations_of,
     new_object,
 )
-from simulators.clock import Clock, parse_utc, utc
-from simulators.contract import Contract
-from simulators.reference.conditions import secret_value, set_condition
+from core.clock import Clock, parse_utc, utc
+from core.conditions import secret_value, set_condition
+from core.contract import Contract
 
 Log = Callable[[str], None]
 

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulators import yamlio
-from simulators.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition
-from simulators.clock import Clock
-from simulators.contract import Contract
-from simulators.credentials import TokenKubeconfig
-from simulators.oci import (
+from core import yamlio
+from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition
+from core.clock import Clock
+from core.conditions import secret_value
+from core.contract import Contract
+from core.credentials import TokenKubeconfig
+from core.oci import (
     HELM_CHART_LAYER,
     Chart,
     RegistryClient,
@@ -28,7 +29,6 @@ from simulators.oci import (
     highest_matching,
     parse_version,
 )
-from simulators.reference.conditions import secret_value
 
 ConnectRegistry = Callable[[str, str, str], RegistryClient]
 CONTENT_ANNOTATION = "solar.opendefense.cloud/content-digest"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from simulators.api import ClusterAPI
-from simulators.clock import Clock, LoopHandle
-from simulators.contract import Contract
+from core.api import ClusterAPI
+from core.clock import Clock, LoopHandle
+from core.contract import Contract
 from simulators.reference.bindings import ProfileController
 from simulators.reference.controller import ControllerConfig, CredentialController
 from simulators.reference.renderer import ConnectRegistry, Renderer, RendererConfig

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from kubernetes.client import CoreV1Api, V1Container, V1ObjectMeta, V1Pod, V1PodSpec
 
-from fixtures.kind import engine
 from fixtures.kind.cluster import KindCluster
-from fixtures.kind.images import has_image
-from fixtures.kind.node_image import PAUSE_IMAGE, build_node_image, node_image_reference
-from fixtures.toolchain.toolchain import MissingTool, Toolchain
+from fixtures.provision import engine
+from fixtures.provision.images.common import has_image
+from fixtures.provision.images.node import PAUSE_IMAGE, build_node_image, node_image_reference
+from fixtures.provision.toolchain.toolchain import MissingTool, Toolchain
 
 pytestmark = pytest.mark.kind
 

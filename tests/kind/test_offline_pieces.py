@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from fixtures.kind.cluster import KindCluster
-from fixtures.kind.engine import WRAPPER
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
-from fixtures.kind.node_image import ETCD_IMAGE_TAG
-from fixtures.toolchain.toolchain import Toolchain
+from fixtures.provision.engine import WRAPPER
+from fixtures.provision.images.node import ETCD_IMAGE_TAG
+from fixtures.provision.toolchain.toolchain import Toolchain
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 

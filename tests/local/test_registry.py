@@ -16,21 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.adapters import HttpRegistryClient
-from fixtures.local.probes import free_loopback_ports
-from fixtures.local.registry import (
-    LocalRegistry,
-    RegistryFiles,
-    missing_registry_tools,
-    zot_config,
-)
-from fixtures.local.waiting import ReadinessTimeout
-from fixtures.lookup import pull_chart
-from fixtures.toolchain import MissingTool, Toolchain
-from fixtures.toolchain.layout import BUILD_COMMAND
-from simulators.api import Unreachable
-from simulators.memory.registry import InMemoryRegistry
-from simulators.oci import (
+from core.api import Unreachable
+from core.oci import (
     HELM_CHART_LAYER,
     HELM_CONFIG,
     OCI_MANIFEST,
@@ -38,8 +25,21 @@ from simulators.oci import (
     RegistryClient,
     RegistryError,
 )
-from simulators.policy import AccessPolicy
-from simulators.redact import REDACT
+from core.policy import AccessPolicy
+from core.redact import REDACT
+from fixtures.local.registry import (
+    LocalRegistry,
+    RegistryFiles,
+    missing_registry_tools,
+    zot_config,
+)
+from fixtures.page.lookup import pull_chart
+from fixtures.provision.toolchain import MissingTool, Toolchain
+from fixtures.provision.toolchain.layout import BUILD_COMMAND
+from fixtures.real.probes import free_loopback_ports
+from fixtures.real.registry_client import HttpRegistryClient
+from fixtures.real.waiting import ReadinessTimeout
+from simulators.memory.registry import InMemoryRegistry
 
 _MISSING = missing_registry_tools()
 

@@ -1,0 +1,78 @@
+"""The implementation profile: every name the page does not fix, with the reference defaults.
+
+The page fixes the condition type, its reasons, the revocation annotation and the
+`target-credential` annotation. Everything else (labels, Secret keys, token lifetime, message
+format, rotation trigger) is this harness's definition. An installed SolAr that chose other names
+is checked by loading a profile file with its values, not by changing steps.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
+from pathlib import Path
+
+from core.clock import parse_utc
+
+
+@dataclass(frozen=True)
+class Contract:
+    # Fixed by the page.
+    condition_type: str = "AgentCredentialReady"
+    revocation_annotation: str = "solar.opendefense.cloud/agent-credential"
+    revoked_value: str = "revoked"
+    agent_release_annotation: str = "solar.opendefense.cloud/target-credential"
+    apiserver_url_setting: str = "controller.agent.apiserverURL"
+    # Defined here (the "Setting up the solar-agent" and "runbook" pages do not exist yet).
+    rotation_annotation: str = "solar.opendefense.cloud/rotate-credential"
+    target_label: str = "solar.opendefense.cloud/target"
+    credential_label: str = "solar.opendefense.cloud/agent-credential"
+    release_label: str = "solar.opendefense.cloud/release"
+    token_key: str = "token"
+    expiry_annotation: str = "solar.opendefense.cloud/token-expires-at"
+    issued_annotation: str = "solar.opendefense.cloud/token-issued-at"
+    rotation_handled_annotation: str = "solar.opendefense.cloud/rotation-handled"
+    token_lifetime_seconds: int = 3600
+    rotate_after_fraction: float = 0.8
+    mint_failed_event_reason: str = "MintFailed"
+    agent_field_manager: str = "solar-agent"
+    agent_image: str = "solar-agent"
+    agent_kubeconfig_key: str = "kubeconfig"
+    report_interval_seconds: int = 10
+    api_server_auth_cache_seconds: int = 10
+    message_secret_pattern: str = r"Secret (?P<namespace>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"
+    message_expiry_pattern: str = r"expires at (?P<expiry>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
+
+    def secret_named_in(self, message: str) -> tuple[str, str] | None:
+        found = re.search(self.message_secret_pattern, message)
+        return (found["namespace"], found["name"]) if found else None
+
+    def expiry_named_in(self, message: str) -> datetime | None:
+        found = re.search(self.message_expiry_pattern, message)
+        return parse_utc(found["expiry"]) if found else None
+
+    def credential_labels(self, target: str) -> dict[str, str]:
+        return {self.target_label: target, self.credential_label: "true"}
+
+    @classmethod
+    def load(cls, path: Path | None) -> Contract:
+        """The reference profile, with the values of a TOML file laid over it."""
+        base = cls()
+        if path is None:
+            return base
+        try:
+            values = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise ValueError(f"cannot read implementation profile {path}: {error}") from None
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(
+                f"implementation profile {path} has unknown keys: {', '.join(unknown)}"
+            )
+        return replace(base, **values)
+
+
+REFERENCE = Contract()

@@ -1,0 +1,99 @@
+"""The one small protocol every backend implements: clusters, a registry, a clock, faults.
+
+Backends are transports: `sim` (in memory), `local` (real processes), `kind` (real clusters).
+Steps only ever see this protocol. What a backend or an implementation cannot do is a missing
+capability: the step that needs it skips with the name of what is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.api import ClusterAPI
+from core.clock import Clock
+from core.contract import Contract
+from core.oci import RegistryClient
+
+Undo = Callable[[], None]
+
+
+class MissingCapability(Exception):
+    """This backend or SolAr implementation cannot do what a step asked for."""
+
+
+@dataclass(frozen=True)
+class RegistryEndpoint:
+    host: str  # as it appears in the render registry URLs on the target cluster
+    plain_http: bool  # the target reaches it without TLS (then the OCIRepository needs insecure)
+    kind: str  # "zot", "distribution+token-service" or "in-memory zot model"
+
+
+class Faults(Protocol):
+    def deny_token_requests(self, namespace: str, message: str) -> Undo:
+        """The SolAr API server refuses TokenRequests in `namespace`, with `message`."""
+
+    def cut_solar_api_from_target(self) -> Undo:
+        """Pods of the target cluster can no longer reach the SolAr API server."""
+
+    def skew_controller_clock(self, seconds: float) -> Undo:
+        """solar-controller-manager's clock runs `seconds` ahead."""
+
+
+class Landscape(Protocol):
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def implementation(self) -> str: ...
+
+    @property
+    def contract(self) -> Contract: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def solar(self) -> ClusterAPI:
+        """cluster-admin on the SolAr cluster."""
+
+    @property
+    def target(self) -> ClusterAPI:
+        """cluster-admin on the target cluster."""
+
+    @property
+    def registry(self) -> RegistryEndpoint: ...
+
+    @property
+    def solar_api_url(self) -> str:
+        """The server of the agent's kubeconfig."""
+
+    @property
+    def faults(self) -> Faults: ...
+
+    def solar_as(self, token: str) -> ClusterAPI:
+        """A client of the SolAr API server that authenticates with nothing but `token`."""
+
+    def registry_as(self, username: str | None, password: str | None) -> RegistryClient:
+        """A client of the render registry, as the harness reaches it."""
+
+    def configure_apiserver_url(self, url: str | None) -> None:
+        """Set or unset `controller.agent.apiserverURL` in solar-controller-manager's values."""
+
+    def push_credentials(self) -> tuple[str, str]:
+        """The user SolAr's renderer pushes with (allowed everywhere)."""
+
+    def reader_credentials(self, namespace: str) -> tuple[str, str]:
+        """A pull user that the access policy limits to `<namespace>/**` (created on first use)."""
+
+    def agent_logs(self, namespace: str, target: str) -> dict[str, list[str]]:
+        """The logs of every agent pod of this Target on the target cluster, by pod."""
+
+    def end_scenario(self, suffix: str) -> None:
+        """Remove what the scenario with this namespace suffix left (shared landscapes)."""
+
+    def diagnostics(self) -> dict[str, str]:
+        """Component logs, registry catalog and the like, by name; already redacted."""
+
+    def close(self) -> None: ...
