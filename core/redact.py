@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import re
 import threading
 
@@ -40,3 +41,11 @@ class Redactor:
 
 
 REDACT = Redactor()
+
+
+def same_secret(one: str | None, other: str | None) -> bool:
+    """Compare two secrets without handing them to an assertion message (pytest's assertion
+    rewriting prints both sides of a failed `==`): `assert same_secret(a, b), "..."`."""
+    if one is None or other is None:
+        return one is other
+    return hmac.compare_digest(one.encode(), other.encode())

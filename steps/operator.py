@@ -21,7 +21,7 @@ def set_up_agent(landscape: Landscape, operator: Operator, names: Names, namespa
     if ns in operator.set_up:
         assert landscape.solar.list("Profile", ns), f"the setup of {ns} lost its Profile"
         return
-    set_up_namespace(landscape, operator.solar, ns, names.namespace("solar-system"))
+    set_up_namespace(landscape, operator.solar, ns)
     operator.set_up.add(ns)
 
 

@@ -12,7 +12,13 @@ from pytest_bdd import given, parsers, then, when
 from core.api import ApiError, Obj, new_object
 from core.credentials import basic_auth
 from core.landscape import Landscape
-from fixtures.page.lookup import credential_condition, last_report_time, token_in, token_secret
+from fixtures.page.lookup import (
+    TokenFacts,
+    credential_condition,
+    last_report_time,
+    token_in,
+    token_secret,
+)
 from fixtures.page.objects import FirstContact
 from fixtures.page.setup import REGISTRY
 from fixtures.plugin.actors import You
@@ -131,6 +137,26 @@ def nothing_written_since(you: You) -> None:
     assert you.first_contact_writes is not None, "the scenario made no first contact"
     later = [str(w) for w in you.target.writes[you.first_contact_writes :]]
     assert later == [], f"you wrote to the target cluster after first contact: {later}"
+
+
+@when(parsers.parse('I delete the Target "{target}"'), target_fixture="deleted_credential")
+def delete_target(landscape: Landscape, you: You, target: str) -> list[tuple[str, str, str]]:
+    """Delete the Target, noting first what its credential is made of, found through its token:
+    the ServiceAccount it authenticates as, the RoleBindings for that account and their Roles,
+    the TargetReport, and the Secret the token is bound to."""
+    facts = TokenFacts.read(you.noted_token(target))
+    namespace, account = facts.service_account
+    noted = [("ServiceAccount", account, namespace), ("TargetReport", target, namespace)]
+    if facts.bound_secret:
+        noted.append(("Secret", facts.bound_secret, namespace))
+    for binding in landscape.solar.list("RoleBinding", namespace):
+        subjects = binding.get("subjects") or []
+        if any(s.get("kind") == "ServiceAccount" and s.get("name") == account for s in subjects):
+            noted.append(("RoleBinding", binding["metadata"]["name"], namespace))
+            if binding["roleRef"].get("kind") == "Role":
+                noted.append(("Role", binding["roleRef"]["name"], namespace))
+    you.solar.delete("Target", target, you.namespace_of(target))
+    return noted
 
 
 # --- annotations ---------------------------------------------------------------------------------
