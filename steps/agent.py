@@ -17,6 +17,7 @@ from fixtures.page.lookup import TokenFacts, last_report_time, token_in, token_s
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from fixtures.plugin.waiting import Waiter
+from steps.common import quoted_names
 
 
 @given(parsers.parse('the agent of "{target}" holds its token'))
@@ -303,3 +304,19 @@ def agent_logs_unreachable(
 def report_still_empty(landscape: Landscape, you: You, target: str) -> None:
     value = last_report_time(landscape, you.namespace_of(target), target)
     assert value is None, f"lastReportTime of {target} is {value}, although no report got through"
+
+
+@then(
+    parsers.re(
+        r"an agent pod of (?P<first>\"[^\"]+\") and an agent pod of (?P<second>\"[^\"]+\") run on the target cluster"
+    )
+)
+def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, second: str) -> None:
+    for target in quoted_names(f"{first} and {second}"):
+        namespace = you.namespace_of(target)
+
+        def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
+            pods = {pod: lines[-1:] for pod, lines in landscape.agent_logs(ns, t).items() if lines}
+            return bool(pods), pods or "no agent pod of this Target on the target cluster"
+
+        waiter.until(f"an agent pod of {target} runs on the target cluster", probe, kind="flux")

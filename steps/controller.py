@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from core.api import SOLAR_GROUP, ApiError
+from core.api import SOLAR_GROUP, ApiError, is_owned_by
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
 from core.redact import same_secret
@@ -18,8 +18,8 @@ from fixtures.page.lookup import (
     agent_service_account,
     bound_releases,
     credential_condition,
+    credential_objects,
     credential_secrets,
-    owned_by_target,
     token_in,
     token_requests,
     token_secret,
@@ -29,48 +29,67 @@ from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
 
+def _issued_token(landscape: Landscape, namespace: str, target: str) -> str:
+    secret = token_secret(landscape, namespace, target)
+    token = token_in(landscape, secret) if secret is not None else None
+    assert token, f"{target} has no token in the Secret its condition names"
+    return token
+
+
 @then(
     parsers.parse(
-        'solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "{target}", '
+        'the token authenticates as a ServiceAccount that a RoleBinding binds to a Role for "{target}"'
+    )
+)
+def access_objects(landscape: Landscape, you: You, target: str) -> None:
+    """Found through what the cluster stores: the token's subject, the bindings naming it."""
+    namespace = you.namespace_of(target)
+    facts = TokenFacts.read(_issued_token(landscape, namespace, target))
+    account_namespace, account = facts.service_account
+    assert account_namespace == namespace, f"the token is for {facts.subject}"
+    landscape.solar.get("ServiceAccount", account, namespace)
+    objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
+    bindings = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "RoleBinding"]
+    roles = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "Role"]
+    assert bindings and roles, f"no RoleBinding binds {facts.subject} to a Role: {objects}"
+    request = Request("get", SOLAR_GROUP, "targets", namespace, target)
+    assert allowed(User.service_account(namespace, account), request, roles, bindings, [], []), (
+        f"no Role bound to {facts.subject} grants get on the Target {target}"
+    )
+
+
+@then(
+    parsers.parse(
+        'the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "{target}" are '
         "owned by the Target"
     )
 )
-def access_objects(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+def owned_by_the_target(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-
-    def probe() -> tuple[bool, Any]:
-        found = {
-            kind: [
-                o["metadata"]["name"] for o in owned_by_target(landscape, kind, namespace, target)
-            ]
-            for kind in ("ServiceAccount", "Role", "RoleBinding")
-        }
-        return all(len(names) == 1 for names in found.values()), found
-
-    waiter.until(f"one ServiceAccount, Role and RoleBinding owned by {target}", probe)
-    account = owned_by_target(landscape, "ServiceAccount", namespace, target)[0]
-    binding = owned_by_target(landscape, "RoleBinding", namespace, target)[0]
-    role = owned_by_target(landscape, "Role", namespace, target)[0]
-    assert binding["roleRef"]["name"] == role["metadata"]["name"], binding["roleRef"]
-    user = User.service_account(namespace, account["metadata"]["name"])
-    request = Request("get", SOLAR_GROUP, "targets", namespace, target)
-    assert allowed(user, request, [role], [binding], [], []), (
-        "the RoleBinding does not give the ServiceAccount the Role's rules: "
-        f"subjects {binding.get('subjects')}"
-    )
+    owner = landscape.solar.get("Target", target, namespace)
+    objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
+    kinds = {kind for kind, _, _ in objects}
+    expected = {"ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret"}
+    assert kinds >= expected, f"the credential of {target} lacks {sorted(expected - kinds)}"
+    orphans = [
+        f"{kind} {name}"
+        for kind, name, ns in objects
+        if not is_owned_by(landscape.solar.get(kind, name, ns), owner)
+    ]
+    assert orphans == [], f"not owned by the Target {target}: {orphans}"
 
 
 @then(parsers.parse('solar-controller-manager creates an empty TargetReport "{target}"'))
 def empty_report(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """`kubectl get targetreport <target>`: the page names the TargetReport like the Target."""
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        reports = owned_by_target(landscape, "TargetReport", namespace, target)
-        return len(reports) == 1, [r["metadata"]["name"] for r in reports]
+        report = landscape.solar.get("TargetReport", target, namespace)
+        return True, report.get("spec", {})
 
-    waiter.until(f"a TargetReport owned by {target}", probe)
-    report = landscape.solar.get("TargetReport", target, namespace)
-    assert not report.get("spec", {}).get("lastReportTime"), f"not empty: {report.get('spec')}"
+    spec = waiter.until(f"the TargetReport {target}", probe)
+    assert not spec.get("lastReportTime"), f"not empty: {spec}"
 
 
 def _token_probe(landscape: Landscape, namespace: str, target: str) -> tuple[bool, Any]:
@@ -84,6 +103,7 @@ def _token_probe(landscape: Landscape, namespace: str, target: str) -> tuple[boo
 
 @then(parsers.parse('solar-controller-manager mints a token for "{target}" into a Secret'))
 def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """A ServiceAccount token of the Target's namespace, bound to the Secret that holds it."""
     namespace = you.namespace_of(target)
     waiter.until(
         f"a token for {target} in the Secret the condition names",
@@ -91,14 +111,10 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     )
     secret = token_secret(landscape, namespace, target)
     assert secret is not None
-    facts = TokenFacts.read(token_in(landscape, secret) or "")
-    accounts = [
-        a["metadata"]["name"]
-        for a in owned_by_target(landscape, "ServiceAccount", namespace, target)
-    ]
-    assert facts.subject in [f"system:serviceaccount:{namespace}:{a}" for a in accounts], (
-        f"the token is not for the Target's ServiceAccount: {facts.subject} vs {accounts}"
-    )
+    facts = TokenFacts.read(_issued_token(landscape, namespace, target))
+    account_namespace, account = facts.service_account
+    assert account_namespace == namespace, f"the token is for {facts.subject}"
+    landscape.solar.get("ServiceAccount", account, namespace)
     assert facts.bound_secret == secret["metadata"]["name"], (
         f"the token is bound to {facts.bound_secret}, not to its Secret"
     )

@@ -7,6 +7,7 @@ from typing import Any
 from pytest_bdd import given, parsers, then
 
 from core.api import ApiError, Obj, find_condition
+from core.clock import parse_duration
 from core.landscape import Landscape
 from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
 from fixtures.plugin.actors import You
@@ -32,7 +33,12 @@ def _release_objects(landscape: Landscape, namespace: str, release: str) -> list
 
 
 def _installed(
-    landscape: Landscape, waiter: Waiter, namespace: str, release: str, what: str
+    landscape: Landscape,
+    waiter: Waiter,
+    namespace: str,
+    release: str,
+    what: str,
+    timeout: float | None = None,
 ) -> None:
     def probe() -> tuple[bool, Any]:
         pair = _release_objects(landscape, namespace, release)
@@ -40,7 +46,7 @@ def _installed(
         complete = {o["kind"] for o in pair} == {"OCIRepository", "HelmRelease"}
         return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
 
-    waiter.until(what, probe, kind="flux")
+    waiter.until(what, probe, kind="flux", timeout=timeout)
 
 
 def scenario_objects(landscape: Landscape, names: Names, kind: str) -> list[Obj]:
@@ -149,4 +155,29 @@ def agent_upgraded(
 
     waiter.until(
         f"Flux upgrades the agent release of {target} to the new token", probe, kind="flux"
+    )
+
+
+@then(
+    parsers.parse(
+        'Flux on the target installs the agent release of "{target}" before the OCIRepository '
+        "polls again"
+    )
+)
+def agent_installed_within_a_poll(
+    landscape: Landscape, you: You, waiter: Waiter, target: str
+) -> None:
+    """Not by the next poll of the page's OCIRepository: its first pull carried the agent."""
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    source = landscape.target.get("OCIRepository", "solar-bootstrap", namespace)
+    poll = parse_duration(source["spec"]["interval"]).total_seconds()
+    _installed(
+        landscape,
+        waiter,
+        namespace,
+        release,
+        f"Flux installs the agent release of {target} sooner than one poll ({poll:g}s)",
+        timeout=poll * 0.8,
     )

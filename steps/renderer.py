@@ -119,3 +119,26 @@ def bootstrap_at_url(
     assert host == landscape.registry.host, f"{url} is not on the render registry"
     tags = pusher(landscape).tags(repository)
     assert tags, f"nothing was pushed to {url}"
+
+
+@then(
+    parsers.parse(
+        'solar-renderer pushes a bootstrap chart of "{target}" that carries the Release "{release}"'
+    )
+)
+def bootstrap_carries(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
+) -> None:
+    namespace = you.namespace_of(target)
+    wanted = names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        carried = sorted(
+            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        )
+        return wanted in carried, {"chart": f"{chart.name}:{chart.version}", "releases": carried}
+
+    waiter.until(f"the bootstrap chart of {target} carries the Release {wanted}", probe)
