@@ -191,7 +191,7 @@ def named_secret_holds_new_token(
     def probe() -> tuple[bool, Any]:
         ok, seen = _token_probe(landscape, namespace, target)
         secret = token_secret(landscape, namespace, target)
-        fresh = ok and secret is not None and token_in(landscape, secret) != old
+        fresh = ok and secret is not None and not same_secret(token_in(landscape, secret), old)
         return fresh, {**seen, "token": "the old one" if ok and not fresh else seen.get("secret")}
 
     waiter.until(f"a new token for {target}", probe)

@@ -9,6 +9,7 @@ from pytest_bdd import given, parsers, then
 from core.api import ApiError, Obj, find_condition
 from core.clock import parse_duration
 from core.landscape import Landscape
+from core.redact import same_secret
 from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
@@ -147,7 +148,9 @@ def agent_upgraded(
         tokens = [
             kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets
         ]
-        fresh = bool(tokens) and all(t is not None and t.token != old for t in tokens)
+        fresh = bool(tokens) and all(
+            t is not None and not same_secret(t.token, old) for t in tokens
+        )
         return fresh and all(ready(o)[0] for o in pair), {
             "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},
             "agent Secret on the target": "carries a new token" if fresh else "old or none",

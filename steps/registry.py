@@ -13,6 +13,7 @@ from core.api import ApiError, Obj
 from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
+from core.redact import same_secret
 from fixtures.page.lookup import (
     agent_chart,
     bootstrap_chart,
@@ -271,7 +272,7 @@ def holds_token(landscape: Landscape, you: You, pull: Pull, target: str) -> None
     secret = token_secret(landscape, you.namespace_of(target), target)
     assert kubeconfig is not None
     assert secret is not None
-    assert kubeconfig.token == token_in(landscape, secret), (
+    assert same_secret(kubeconfig.token, token_in(landscape, secret)), (
         f"{pull.what} does not hold the current agent token of {target}"
     )
 
