@@ -82,6 +82,10 @@ class Landscape(Protocol):
     def registry(self) -> RegistryEndpoint: ...
 
     @property
+    def solar_ca_pem(self) -> str:
+        """The certificate authority of the SolAr API server, PEM: the agent must trust it."""
+
+    @property
     def solar_api_url(self) -> str:
         """The server of the agent's kubeconfig."""
 

@@ -75,6 +75,14 @@ Feature: Check that it worked
       And every refused token request is a Warning event on the Target "cluster-1"
       And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
 
+    Scenario: A mint failing for one Target does not hold back the Targets of another namespace
+      Given the operator has set up the solar-agent in namespace "other"
+      And the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      And I have created the Target "cluster-1" in namespace "test"
+      And the SolAr API server has refused 6 token requests for the agent of "cluster-1"
+      When I create the Target "cluster-3" in namespace "other"
+      Then AgentCredentialReady of "cluster-3" is "True" with reason "Issued" within 10 seconds
+
   @spec
   Rule: lastReportTime is empty until the first report and then advances with every report
 
@@ -112,3 +120,9 @@ Feature: Check that it worked
       Then the wait fails and says to check the agent pod logs on the target cluster
       And the failure shows the agent's log lines, which say why it could not report
       And the failure shows no token
+
+    Scenario: The agent pod logs that people are sent to never show the agent's token
+      Given I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then the TargetReport "cluster-1" gets a lastReportTime
+      And the agent pod logs of "cluster-1" on the target cluster show no token

@@ -42,6 +42,7 @@ Feature: What happens when you create a Target
       When I create the Target "cluster-1" in namespace "test"
       Then solar-renderer pushes the agent release of "cluster-1" to the render registry
       And the agent release of "cluster-1" holds a kubeconfig for the SolAr API with the token from its Secret
+      And that kubeconfig trusts the SolAr API server's certificate authority and does not skip verification
 
     Scenario: Flux on the target pulls and installs the agent release, like every other bound Release
       Given I have created the Target "cluster-1" in namespace "test"
@@ -105,9 +106,11 @@ Feature: What happens when you create a Target
       Given I have created the Target "cluster-1" in namespace "test"
       And "cluster-1" is bound to the agent Release
       When I create the Target "cluster-2" in namespace "test"
+      And I run the first-contact step for "cluster-2"
       Then "cluster-2" is bound to the agent Release
-      And solar-renderer pushes the agent release of "cluster-2" to the render registry
       And namespace "test" holds exactly one Release annotated target-credential
+      And the TargetReport "cluster-2" gets a lastReportTime
+      And the lastReportTime of "cluster-2" was written by the agent with its own token
 
   @defined-here
   Rule: The credential's objects belong to the Target, and the Profile counts what it matches
@@ -116,6 +119,14 @@ Feature: What happens when you create a Target
       When I create the Target "cluster-1" in namespace "test"
       Then solar-controller-manager mints a token for "cluster-1" into a Secret
       And the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "cluster-1" are owned by the Target
+
+    Scenario: A Profile with a label selector binds only the Targets it selects
+      Given the operator has a Profile for the Release "podinfo" in namespace "test" that selects "tier=edge"
+      When I create the Target "cluster-1" in namespace "test" labelled "tier=edge"
+      And I create the Target "cluster-2" in namespace "test"
+      Then "cluster-1" is bound to the Release "podinfo"
+      And "cluster-2" is bound to the agent Release
+      And "cluster-2" is not bound to the Release "podinfo"
 
     Scenario: The Profile's status counts the Targets of its own namespace
       Given namespace "other" holds no solar-agent setup

@@ -28,6 +28,11 @@ Feature: Registry isolation
       When I pull the bootstrap chart of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
 
+    Scenario: regcred reads nothing in a repository whose path only begins like its namespace
+      Given SolAr's push user has pushed a chart to a repository whose path begins with the name of namespace "test"
+      When I pull that chart with the regcred of "cluster-1"
+      Then the render registry refuses it
+
     Scenario: regcred learns no repository of another namespace from the catalog
       When I ask for the catalog with the regcred of "cluster-1"
       Then the render registry refuses it or lists only repositories of namespace "test"

@@ -64,6 +64,15 @@ Feature: Rotating and revoking a credential (the runbook)
       And the lastReportTime of "cluster-1" advances with the next report
       And solar-controller-manager has minted exactly one new token for "cluster-1"
 
+    Scenario: Every rotation request replaces the token, not only the first
+      Given I have requested a new credential for "cluster-1"
+      And the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
+      And the agent of "cluster-1" holds its token
+      When I request a new credential for "cluster-1"
+      Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
+      And the old token of "cluster-1" is rejected within the authentication cache window
+      And solar-controller-manager has minted exactly one new token for "cluster-1"
+
     @fault
     Scenario: A token is rotated before it expires, once, even by a controller whose clock runs ahead
       When the clock of solar-controller-manager passes 80 percent of the token's lifetime

@@ -12,8 +12,15 @@ from pytest_bdd import given, parsers, then, when
 
 from core.api import ApiError, ClusterAPI, new_object
 from core.clock import parse_utc
-from core.landscape import Landscape
-from fixtures.page.lookup import TokenFacts, last_report_time, token_in, token_secret
+from core.landscape import Landscape, MissingCapability
+from core.redact import leaks
+from fixtures.page.lookup import (
+    TokenFacts,
+    last_report_time,
+    token_in,
+    token_requests,
+    token_secret,
+)
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from fixtures.plugin.waiting import Waiter
@@ -30,6 +37,12 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
         return token is not None, token
 
     you.tokens[target] = waiter.until(f"a token for {target}", probe)
+    account_namespace, account = TokenFacts.read(you.tokens[target]).service_account
+    try:
+        requests = token_requests(landscape, account_namespace, account)
+    except MissingCapability:
+        return  # no audit log: steps that count TokenRequests skip and say so
+    you.mints_when_noted[target] = len([e for e in requests if e.code < 300])
 
 
 # --- scope: use the token --------------------------------------------------------------------------
@@ -320,3 +333,15 @@ def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, secon
             return bool(pods), pods or "no agent pod of this Target on the target cluster"
 
         waiter.until(f"an agent pod of {target} runs on the target cluster", probe, kind="flux")
+
+
+@then(parsers.parse('the agent pod logs of "{target}" on the target cluster show no token'))
+def agent_logs_hold_no_token(landscape: Landscape, you: You, target: str) -> None:
+    namespace = you.namespace_of(target)
+    secret = token_secret(landscape, namespace, target)
+    token = token_in(landscape, secret) if secret else None
+    assert token, f"{target} has no token, so this check could not fail"
+    pods = landscape.agent_logs(namespace, target)
+    assert pods, f"no agent pod of {target} on the target cluster"
+    showing = sorted(pod for pod, lines in pods.items() if leaks("\n".join(lines), token))
+    assert showing == [], f"the log of {showing} shows the agent's token, or a piece of it"

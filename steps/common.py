@@ -24,3 +24,14 @@ def annotation(text: str) -> tuple[str, str]:
     if not sep or not key.strip() or " " in key.strip():
         raise BadName(f'expected an annotation as "key: value", got: "{text}"')
     return key.strip(), value.strip()
+
+
+def label_pairs(text: str) -> dict[str, str]:
+    """`tier=edge,zone=b` as a Kubernetes label set."""
+    pairs: dict[str, str] = {}
+    for item in text.split(","):
+        key, sep, value = item.strip().partition("=")
+        if not sep or not key or " " in key or " " in value:
+            raise BadName(f'expected labels as "key=value,key=value", got: "{text}"')
+        pairs[key] = value
+    return pairs

@@ -25,6 +25,7 @@ from fixtures.page.lookup import (
     token_secret,
 )
 from fixtures.plugin.actors import You
+from fixtures.plugin.names import Names
 from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
@@ -197,6 +198,12 @@ def named_secret_holds_new_token(
     waiter.until(f"a new token for {target}", probe)
 
 
+@given(
+    parsers.parse(
+        'the condition message names the Secret that now holds the new token of "{target}" and '
+        "that token's expiry"
+    )
+)
 @then(
     parsers.parse(
         'the condition message names the Secret that now holds the new token of "{target}" and '
@@ -227,18 +234,15 @@ def message_names_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
 
 
 @then(parsers.parse('solar-controller-manager has minted exactly one new token for "{target}"'))
-def exactly_one_new_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    old = TokenFacts.read(you.noted_token(target))
-    namespace, account = old.service_account
-    since = old.issued_at + timedelta(seconds=1)  # `iat` is truncated to the second
-    minted = [
-        e.at.isoformat()
-        for e in token_requests(landscape, namespace, account)
-        if e.code < 300 and e.at >= since
-    ]
-    assert len(minted) == 1, (
-        f"{len(minted)} TokenRequests for {account} succeeded since the noted token was issued "
-        f"(expected exactly one for the new token): {minted}"
+def exactly_one_new_token(landscape: Landscape, you: You, target: str) -> None:
+    namespace, account = TokenFacts.read(you.noted_token(target)).service_account
+    minted = [e for e in token_requests(landscape, namespace, account) if e.code < 300]
+    before = you.mints_when_noted.get(target)
+    assert before is not None, f"the scenario noted no token of {target}"
+    later = [e.at.isoformat() for e in minted[before:]]
+    assert len(later) == 1, (
+        f"{len(later)} TokenRequests for {account} succeeded since its token was noted "
+        f"(expected exactly one for the new token): {later}"
     )
 
 
@@ -335,6 +339,12 @@ def _refused_token_requests(landscape: Landscape, namespace: str, target: str) -
     return [e for e in token_requests(landscape, namespace, account) if e.code >= 400]
 
 
+@given(
+    parsers.parse(
+        'the SolAr API server has refused {count:d} token requests for the agent of "{target}"'
+    ),
+    target_fixture="refused_token_requests",
+)
 @when(
     parsers.parse(
         'the SolAr API server has refused {count:d} token requests for the agent of "{target}"'
@@ -428,6 +438,27 @@ def bound_to_agent(landscape: Landscape, you: You, waiter: Waiter, target: str) 
 def each_bound(landscape: Landscape, you: You, waiter: Waiter, targets: str) -> None:
     for target in quoted_names(targets):
         _bound_to_agent(landscape, waiter, you.namespace_of(target), target)
+
+
+@then(parsers.parse('"{target}" is bound to the Release "{release}"'))
+def bound_to_release(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
+) -> None:
+    namespace, wanted = you.namespace_of(target), names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        releases = bound_releases(landscape, namespace, target)
+        return wanted in releases, {"bound Releases": releases}
+
+    waiter.until(f"{target} is bound to the Release {wanted}", probe)
+
+
+@then(parsers.parse('"{target}" is not bound to the Release "{release}"'))
+def not_bound_to_release(
+    landscape: Landscape, you: You, names: Names, target: str, release: str
+) -> None:
+    releases = bound_releases(landscape, you.namespace_of(target), target)
+    assert names.release(release) not in releases, f"{target} is bound to {releases}"
 
 
 @then(parsers.parse('"{target}" is bound to no Release'))

@@ -13,6 +13,7 @@ from fixtures.plugin.actors import Operator, You
 from fixtures.plugin.hooks import requires
 from fixtures.plugin.names import Names
 from fixtures.plugin.waiting import Waiter
+from steps.common import label_pairs
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))
@@ -112,6 +113,31 @@ def _bind(operator: Operator, release: str, target: str, namespace: str) -> None
             f"{release}-{target}",
             namespace,
             spec={"targetRef": {"name": target}, "releaseRef": {"name": release}},
+        )
+    )
+
+
+@given(
+    parsers.parse(
+        'the operator has a Profile for the Release "{release}" in namespace "{namespace}" that '
+        'selects "{selector}"'
+    )
+)
+def profile_with_selector(
+    operator: Operator, names: Names, release: str, namespace: str, selector: str
+) -> None:
+    ns = names.namespace(namespace)
+    name = _create_release(operator, names, release, ns)
+    operator.solar.create(
+        new_object(
+            "Profile",
+            f"{name}-selected",
+            ns,
+            spec={
+                "releaseRef": {"name": name},
+                "targetSelector": {"matchLabels": label_pairs(selector)},
+                "userdata": {},
+            },
         )
     )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 
 from core.api import ApiError, Obj
 from core.credentials import credentials_for
@@ -79,6 +79,26 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     return _pull(
         f"{repository}:{located.version}", lambda: pull_chart(client, repository, located.version)
     )
+
+
+@given(
+    parsers.parse(
+        "SolAr's push user has pushed a chart to a repository whose path begins with the name of "
+        'namespace "{namespace}"'
+    ),
+    target_fixture="pushed_repository",
+)
+def push_lookalike(landscape: Landscape, names: Names, namespace: str) -> str:
+    repository = f"{names.namespace(namespace)}-shadow/conformance-probe"
+    chart = Chart("conformance-probe", "0.0.1", templates={"probe.yaml": "kind: List\n"})
+    pusher(landscape).push_chart(repository, chart)
+    return repository
+
+
+@when(parsers.parse('I pull that chart with the regcred of "{reader}"'), target_fixture="pull")
+def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reader: str) -> Pull:
+    client = regcred_client(landscape, you, reader)
+    return _pull(pushed_repository, lambda: pull_chart(client, pushed_repository))
 
 
 @when(

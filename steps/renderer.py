@@ -145,3 +145,20 @@ def bootstrap_carries(
         return wanted in carried, {"chart": f"{chart.name}:{chart.version}", "releases": carried}
 
     waiter.until(f"the bootstrap chart of {target} carries the Release {wanted}", probe)
+
+
+@then(
+    "that kubeconfig trusts the SolAr API server's certificate authority and does not skip "
+    "verification"
+)
+def kubeconfig_verifies_server(landscape: Landscape, you: You) -> None:
+    for target, namespace in you.namespaces.items():
+        chart = agent_chart(landscape, pusher(landscape), namespace, target)
+        kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
+        assert kubeconfig is not None, f"no kubeconfig in {chart.name}:{chart.version}"
+        assert not kubeconfig.insecure, (
+            f"the kubeconfig of {target} skips verifying the SolAr API server's certificate"
+        )
+        assert kubeconfig.ca_pem.strip() == landscape.solar_ca_pem.strip(), (
+            f"the kubeconfig of {target} does not carry the SolAr API server's CA"
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from fixtures.page.objects import FirstContact, differences, page_objects
 from fixtures.page.setup import REGISTRY
 from fixtures.plugin.actors import You
 from fixtures.plugin.waiting import Waiter, WaitTimeout
-from steps.common import annotation, quoted_names
+from steps.common import annotation, label_pairs, quoted_names
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,13 @@ def creation_annotations() -> dict[str, str]:
     return {}
 
 
-def create_target(you: You, namespace: str, target: str, notes: dict[str, str]) -> Obj:
+def create_target(
+    you: You,
+    namespace: str,
+    target: str,
+    notes: dict[str, str],
+    labels: dict[str, str] | None = None,
+) -> Obj:
     ns = you.names.namespace(namespace)
     name = you.names.target(target)
     created = you.solar.create(
@@ -50,6 +57,7 @@ def create_target(you: You, namespace: str, target: str, notes: dict[str, str]) 
             "Target",
             name,
             ns,
+            labels=labels,
             annotations=notes or None,
             spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}},
         )
@@ -70,6 +78,15 @@ def i_create_target(
     you: You, creation_annotations: dict[str, str], target: str, namespace: str
 ) -> None:
     create_target(you, namespace, target, creation_annotations)
+
+
+@when(
+    parsers.parse('I create the Target "{target}" in namespace "{namespace}" labelled "{labels}"')
+)
+def i_create_labelled_target(
+    you: You, creation_annotations: dict[str, str], target: str, namespace: str, labels: str
+) -> None:
+    create_target(you, namespace, target, creation_annotations, label_pairs(labels))
 
 
 @when(parsers.re(r'I create the Targets (?P<targets>.+) in namespace "(?P<namespace>[^"]+)"'))
@@ -204,9 +221,10 @@ def remove_annotation(you: You, target: str, key: str) -> None:
     )
 
 
+@given(parsers.parse('I have requested a new credential for "{target}"'))
 @when(parsers.parse('I request a new credential for "{target}"'))
 def request_rotation(landscape: Landscape, you: You, target: str) -> None:
-    stamp = landscape.clock.now().strftime("%Y%m%dT%H%M%S")
+    stamp = f"{landscape.clock.now():%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
     you.solar.patch(
         "Target",
         target,
@@ -232,6 +250,35 @@ def credential_condition_is(
         return ok, condition
 
     waiter.until(f"{landscape.contract.condition_type} of {target} is {status}/{reason}", probe)
+
+
+@then(
+    parsers.parse(
+        'AgentCredentialReady of "{target}" is "{status}" with reason "{reason}" within '
+        "{seconds:d} seconds"
+    )
+)
+def credential_condition_soon(
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    target: str,
+    status: str,
+    reason: str,
+    seconds: int,
+) -> None:
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target)
+        seen = (condition or {}).get("status"), (condition or {}).get("reason")
+        return seen == (status, reason), condition
+
+    waiter.until(
+        f"{landscape.contract.condition_type} of {target} is {status}/{reason}",
+        probe,
+        timeout=seconds,
+    )
 
 
 @when(
