@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.api import ClusterAPI
+from core.api import ClusterAPI, ProbeAPI
+from core.audit import AuditEvent
 from core.clock import Clock
 from core.contract import Contract
 from core.oci import RegistryClient
@@ -72,8 +73,12 @@ class Landscape(Protocol):
     @property
     def faults(self) -> Faults: ...
 
-    def solar_as(self, token: str) -> ClusterAPI:
+    def solar_as(self, token: str) -> ProbeAPI:
         """A client of the SolAr API server that authenticates with nothing but `token`."""
+
+    def solar_audit(self) -> list[AuditEvent]:
+        """The SolAr API server's audit events so far (core/audit.py says which are recorded);
+        MissingCapability where the API server keeps no audit log."""
 
     def registry_as(self, username: str | None, password: str | None) -> RegistryClient:
         """A client of the render registry, as the harness reaches it."""
