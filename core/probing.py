@@ -50,6 +50,11 @@ class ServedResource:
         return f"{qualified}/{self.subresource}" if self.subresource else qualified
 
     @property
+    def rbac_resource(self) -> str:
+        """As RBAC rules write it: `targets`, `targets/status`."""
+        return f"{self.resource}/{self.subresource}" if self.subresource else self.resource
+
+    @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
