@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fixtures.report.__main__ import main
+from fixtures.report.attachments import Table
 from fixtures.report.html import render
 from fixtures.report.model import (
     Outcome,
@@ -313,6 +314,18 @@ def test_an_outline_proves_by_its_name_as_written(features: Path) -> None:
             "The green lamp has a switch",
         ]
         assert entry.verdict == "proven"
+
+
+def test_a_table_a_step_attached_is_shown_under_its_scenario(features: Path) -> None:
+    table = Table("What the lamp may do", ("lamp", "on", "off"), (("red", "own", f"- {TOKEN}"),))
+    outcomes = {
+        **OUTCOMES,
+        ("features/lamps.feature", "test_the_lamp_lights"): Outcome("passed", tables=(table,)),
+    }
+    card = _scenario_html(render(_report(features, outcomes)), "The lamp lights")
+    assert "<summary>What the lamp may do</summary>" in card
+    assert "<th>lamp</th><th>on</th><th>off</th>" in card
+    assert "<td>red</td><td>own</td><td>- &lt;redacted&gt;</td>" in card
 
 
 def test_no_token_reaches_the_page(features: Path) -> None:
