@@ -24,6 +24,8 @@ Feature: The credential's scope
     And I have created the Target "cluster-1" in namespace "test"
     And I have created the Target "cluster-2" in namespace "test"
     And I have created the Target "cluster-3" in namespace "other"
+    And AgentCredentialReady of "cluster-2" is "True" with reason "Issued"
+    And AgentCredentialReady of "cluster-3" is "True" with reason "Issued"
     And the agent of "cluster-1" holds its token
 
   @spec

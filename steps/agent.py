@@ -133,7 +133,8 @@ def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str
         waiter.until(f"the audit log records the writes to {target}'s TargetReport", probe)
     found = writers(report_writes(landscape.solar_audit(), namespace, target), known)
     verdict = judge(found, agent)
-    assert verdict is None, f"TargetReport {namespace}/{target}: {verdict}"
+    if verdict is not None:
+        raise AssertionError(f"TargetReport {namespace}/{target}: {verdict}")
 
 
 @then("the agent's log says that the SolAr API server rejects its credential")
