@@ -39,22 +39,25 @@ AUDIT_POLICY: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class AuditEvent:
-    time: datetime
-    user: str  # the authenticated user name (system:serviceaccount:<ns>:<name> for a token)
-    credential_id: str | None  # "JTI=<jti>" for a ServiceAccount token, else None
-    verb: str
-    group: str
-    resource: str
-    subresource: str | None
+    """One request as the SolAr API server authenticated and answered it (its audit log)."""
+
+    at: datetime  # when the API server received it
+    user: str  # the authenticated user, e.g. system:serviceaccount:<ns>:<name>
+    credential: str | None  # "JTI=<jti>" for a ServiceAccount token, as kube-apiserver logs it
+    verb: str  # get, list, watch, create, update, patch, delete, deletecollection
+    resource: str  # plural, e.g. "targetreports", "serviceaccounts"
+    subresource: str | None  # e.g. "status", "token"
     namespace: str | None
     name: str | None
-    code: int  # the response code
-    dry_run: bool
+    code: int  # the HTTP status of the answer
+    group: str = ""  # the API group ("" for the core group)
+    dry_run: bool = False  # sent with dryRun=All: nothing was written
 
     @property
     def jti(self) -> str | None:
-        if self.credential_id and self.credential_id.startswith("JTI="):
-            return self.credential_id.removeprefix("JTI=")
+        """The id of the ServiceAccount token the request was authenticated with."""
+        if self.credential and self.credential.startswith("JTI="):
+            return self.credential.removeprefix("JTI=")
         return None
 
     @property

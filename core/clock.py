@@ -43,6 +43,21 @@ def utc(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_duration(text: str) -> timedelta:
+    """A Go duration as Flux writes intervals: `5m0s`, `10m`, `1h30m`."""
+    total, number = 0.0, ""
+    units = {"h": 3600, "m": 60, "s": 1}
+    for char in text:
+        if char.isdigit() or char == ".":
+            number += char
+        elif char in units and number:
+            total += float(number) * units[char]
+            number = ""
+        else:
+            raise ValueError(f"invalid duration {text!r}")
+    return timedelta(seconds=total)
+
+
 def parse_utc(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 

@@ -34,13 +34,16 @@ class Contract:
     expiry_annotation: str = "solar.opendefense.cloud/token-expires-at"
     issued_annotation: str = "solar.opendefense.cloud/token-issued-at"
     rotation_handled_annotation: str = "solar.opendefense.cloud/rotation-handled"
-    token_lifetime_seconds: int = 3600
+    # kube-apiserver's shortest TokenRequest lifetime: a run can watch a token expire.
+    token_lifetime_seconds: int = 600
     rotate_after_fraction: float = 0.8
     mint_failed_event_reason: str = "MintFailed"
+    mint_backoff_initial_seconds: float = 1.0
+    mint_backoff_cap_seconds: float = 30.0
     agent_field_manager: str = "solar-agent"
     agent_image: str = "solar-agent"
     agent_kubeconfig_key: str = "kubeconfig"
-    report_interval_seconds: int = 10
+    report_interval_seconds: int = 5
     api_server_auth_cache_seconds: int = 10
     message_secret_pattern: str = r"Secret (?P<namespace>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"
     message_expiry_pattern: str = r"expires at (?P<expiry>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"

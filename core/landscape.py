@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.api import ClusterAPI, ProbeAPI
-from core.audit import AuditEvent
+from core.audit import AuditEvent as AuditEvent  # part of the protocol
 from core.clock import Clock
 from core.contract import Contract
 from core.oci import RegistryClient

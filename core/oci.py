@@ -41,6 +41,12 @@ class RegistryClient(Protocol):
 
     def blob(self, repository: str, digest: str) -> bytes: ...
 
+    def catalog(self) -> list[str]:
+        """The repositories this user may see (zot lists only those it may read)."""
+        ...
+
+    def delete_manifest(self, repository: str, reference: str) -> None: ...
+
 
 def digest_of(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -1,4 +1,3 @@
-@spec
 Feature: Check that it worked
   On the SolAr cluster, check the credential condition on the Target:
 
@@ -16,6 +15,7 @@ Feature: Check that it worked
     Given a SolAr cluster, a render registry and a target cluster
     And the operator has set up the solar-agent in namespace "test"
 
+  @spec
   Rule: AgentCredentialReady says whether the agent has a credential
 
     Scenario Outline: AgentCredentialReady is <Status> with reason <Reason>
@@ -31,6 +31,7 @@ Feature: Check that it worked
         | False  | Revoked    | The Target carries `solar.opendefense.cloud/agent-credential: revoked`.              | the Target I create carries "solar.opendefense.cloud/agent-credential: revoked"      | no token is minted for "cluster-1"                              |
         | False  | MintFailed | The token could not be created. The message has the error. The controller retries.   | the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy" | the condition message has the error "tokens are paused by policy" |
 
+  @spec
   Rule: Issued: a token exists; the message names the Secret and its expiry
 
     Scenario: The Secret named in the message holds a token that expires when the message says
@@ -39,6 +40,7 @@ Feature: Check that it worked
       And the Secret named in the condition message holds a token for the agent of "cluster-1"
       And that token expires at the time the condition message names
 
+  @defined-here
   Rule: Disabled: without controller.agent.apiserverURL no token is minted
 
     Scenario: Setting controller.agent.apiserverURL later issues the token
@@ -48,19 +50,32 @@ Feature: Check that it worked
       When the operator sets controller.agent.apiserverURL
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
 
-  @fault
-  Rule: MintFailed: the message has the error, and the controller retries
+  @spec @fault
+  Rule: MintFailed: the token could not be created, the message has the error, the controller retries
 
-    Scenario: The controller retries with backoff and recovers once the cause is gone
+    Scenario: The controller retries a failed mint and issues the token once the cause is gone
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And I have created the Target "cluster-1" in namespace "test"
-      When solar-controller-manager has failed to mint a token for "cluster-1" 4 times
-      Then the waits between its attempts grow
-      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      When the SolAr API server has refused 3 token requests for the agent of "cluster-1"
+      Then AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      And the condition message has the error "tokens are paused by policy"
+      And no token is minted for "cluster-1"
       When the SolAr API server accepts token requests again
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       And the Secret named in the condition message holds a token for the agent of "cluster-1"
 
+  @defined-here @fault
+  Rule: MintFailed: every failure is a Warning event, and the retries back off up to a cap for as long as the cause lasts
+
+    Scenario: The waits between attempts grow up to the cap and the retries go on at the cap
+      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      And I have created the Target "cluster-1" in namespace "test"
+      When the SolAr API server has refused 8 token requests for the agent of "cluster-1"
+      Then the waits between those requests grow up to the profile's cap and stay there
+      And every refused token request is a Warning event on the Target "cluster-1"
+      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+
+  @spec
   Rule: lastReportTime is empty until the first report and then advances with every report
 
     Scenario: lastReportTime is empty until the first report
@@ -74,9 +89,22 @@ Feature: Check that it worked
       Then the TargetReport "cluster-1" gets a lastReportTime
       And the lastReportTime of "cluster-1" advances with the next report
       And the lastReportTime of "cluster-1" advances with the next report
+      And the lastReportTime of "cluster-1" advances with the next report
 
-    @fault
-    Scenario: If it stays empty, check the agent pod logs on the target cluster
+  @spec @fault
+  Rule: If it stays empty, check the agent pod logs on the target cluster
+
+    Scenario: While lastReportTime stays empty, the agent pod's log on the target cluster says why
+      Given the agent pods of the target cluster cannot reach the SolAr API server
+      And I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then the agent pod of "cluster-1" on the target cluster logs 2 failed reports that say it cannot reach the SolAr API server
+      And the lastReportTime of "cluster-1" is still empty
+
+  @defined-here @fault
+  Rule: The harness's own wait for a report points at the agent pod logs
+
+    Scenario: A wait for the first report that runs out says to check the agent pod logs and shows them
       Given the agent pods of the target cluster cannot reach the SolAr API server
       And I have created the Target "cluster-1" in namespace "test"
       When I run the first-contact step for "cluster-1"

@@ -1,4 +1,3 @@
-@spec
 Feature: What happens when you create a Target
   Every Target gets its own solar-agent. The agent reports the state of the
   target cluster back to SolAr by updating one TargetReport.
@@ -21,6 +20,7 @@ Feature: What happens when you create a Target
     Given a SolAr cluster, a render registry and a target cluster
     And the operator has set up the solar-agent in namespace "test"
 
+  @spec
   Rule: Each step of the table is done by its owner
 
     Scenario: You create the Target
@@ -34,9 +34,9 @@ Feature: What happens when you create a Target
 
     Scenario: solar-controller-manager creates a ServiceAccount, Role, RoleBinding and an empty TargetReport, and mints a token into a Secret
       When I create the Target "cluster-1" in namespace "test"
-      Then solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "cluster-1", owned by the Target
+      Then solar-controller-manager mints a token for "cluster-1" into a Secret
+      And the token authenticates as a ServiceAccount that a RoleBinding binds to a Role for "cluster-1"
       And solar-controller-manager creates an empty TargetReport "cluster-1"
-      And solar-controller-manager mints a token for "cluster-1" into a Secret
 
     Scenario: solar-renderer renders the agent release with the kubeconfig and the token
       When I create the Target "cluster-1" in namespace "test"
@@ -55,6 +55,7 @@ Feature: What happens when you create a Target
       Then the TargetReport "cluster-1" gets a lastReportTime
       And the lastReportTime of "cluster-1" was written by the agent with its own token
 
+  @spec
   Rule: From Target creation to an advancing lastReportTime
 
     Scenario: A new Target reports through its own agent
@@ -65,6 +66,22 @@ Feature: What happens when you create a Target
       And the TargetReport "cluster-1" gets a lastReportTime
       And the lastReportTime of "cluster-1" advances with the next report
 
+  @spec
+  Rule: Every Target gets its own solar-agent
+
+    Scenario: Two Targets, two agents, each reporting with its own credential
+      Given the operator has set up the solar-agent in namespace "other"
+      And I have created the Target "cluster-1" in namespace "test"
+      And I have created the Target "cluster-3" in namespace "other"
+      When I run the first-contact step for "cluster-1"
+      And I run the first-contact step for "cluster-3"
+      Then an agent pod of "cluster-1" and an agent pod of "cluster-3" run on the target cluster
+      And the TargetReport "cluster-1" gets a lastReportTime
+      And the TargetReport "cluster-3" gets a lastReportTime
+      And the lastReportTime of "cluster-1" was written by the agent with its own token
+      And the lastReportTime of "cluster-3" was written by the agent with its own token
+
+  @spec
   Rule: The Profile has an empty targetSelector, so it matches every Target in the namespace
 
     Scenario: Every Target in the namespace is bound to the agent Release
@@ -74,9 +91,10 @@ Feature: What happens when you create a Target
     Scenario: A Profile only matches Targets in its own namespace
       Given namespace "other" holds no solar-agent setup
       When I create the Target "cluster-9" in namespace "other"
-      Then solar-controller-manager mints a token for "cluster-9" into a Secret
+      And I create the Target "cluster-1" in namespace "test"
+      Then "cluster-1" is bound to the agent Release
+      And solar-controller-manager mints a token for "cluster-9" into a Secret
       And "cluster-9" is bound to no Release
-      And the Profile of namespace "test" matches only the Targets of its own namespace
 
     Scenario: The agent Release is bound to a new Target without further steps
       When I create the Target "cluster-1" in namespace "test"
@@ -90,3 +108,17 @@ Feature: What happens when you create a Target
       Then "cluster-2" is bound to the agent Release
       And solar-renderer pushes the agent release of "cluster-2" to the render registry
       And namespace "test" holds exactly one Release annotated target-credential
+
+  @defined-here
+  Rule: The credential's objects belong to the Target, and the Profile counts what it matches
+
+    Scenario: The ServiceAccount, Role, RoleBinding, TargetReport and token Secret are owned by the Target
+      When I create the Target "cluster-1" in namespace "test"
+      Then solar-controller-manager mints a token for "cluster-1" into a Secret
+      And the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "cluster-1" are owned by the Target
+
+    Scenario: The Profile's status counts the Targets of its own namespace
+      Given namespace "other" holds no solar-agent setup
+      When I create the Target "cluster-9" in namespace "other"
+      And I create the Targets "cluster-1" and "cluster-2" in namespace "test"
+      Then the Profile of namespace "test" matches only the Targets of its own namespace

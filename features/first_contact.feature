@@ -1,4 +1,3 @@
-@spec
 Feature: First contact (manual)
   SolAr cannot reach into the target cluster. Flux on the target cluster must be
   pointed at the Target's render registry once. After that, Flux installs the
@@ -17,12 +16,14 @@ Feature: First contact (manual)
     And the operator has set up the solar-agent in namespace "test"
     And I have created the Target "cluster-1" in namespace "test"
 
+  @spec
   Rule: SolAr cannot reach into the target cluster
 
     Scenario: Before first contact nothing reaches the target cluster
       Given solar-renderer has pushed the bootstrap chart of "cluster-1"
       Then the target cluster holds no Flux source, no HelmRelease and no agent
 
+  @spec
   Rule: The page's objects, with only host, namespace and Target name replaced
 
     Scenario: The pull Secret is a dockerconfigjson for the render registry
@@ -51,6 +52,17 @@ Feature: First contact (manual)
         | edge      | factory-07    |
         | prod-eu   | a             |
 
+  @spec
+  Rule: Replace the registry host, the namespace and the Target name with your values
+
+    Scenario: The page's objects install the agent of any Target once host, namespace and Target name are replaced
+      Given the operator has set up the solar-agent in namespace "edge"
+      And I have created the Target "factory-07" in namespace "edge"
+      When I run the first-contact step for "factory-07"
+      Then the objects I applied differ from the page's only in the registry host, the namespace, the Target name and the pull credentials
+      And Flux on the target installs the agent release of "factory-07"
+
+  @spec
   Rule: After first contact, Flux installs the agent and every other bound Release on its own
 
     Scenario: First contact installs the agent
@@ -65,3 +77,21 @@ Feature: First contact (manual)
       When the operator binds the Release "podinfo" to "cluster-1"
       Then Flux on the target installs the release "podinfo" of "cluster-1"
       And I have written nothing to the target cluster since first contact
+
+  @defined-here
+  Rule: Bound Releases and the agent reach the target without waiting for an extra poll
+
+    Scenario: A Release bound before the Target's token exists does not hold the agent back by a poll
+      Given the operator has bound the Release "podinfo" to "cluster-2" in namespace "test"
+      And I have created the Target "cluster-2" in namespace "test"
+      When I run the first-contact step for "cluster-2"
+      Then Flux on the target installs the agent release of "cluster-2" before the OCIRepository polls again
+      And Flux on the target installs the release "podinfo" of "cluster-2"
+
+    Scenario: Binding a Release that already existed re-renders the bootstrap chart
+      Given the operator has created the Release "podinfo" in namespace "test"
+      And I have run the first-contact step for "cluster-1"
+      And Flux on the target has installed the agent release of "cluster-1"
+      When the operator binds the existing Release "podinfo" to "cluster-1"
+      Then solar-renderer pushes a bootstrap chart of "cluster-1" that carries the Release "podinfo"
+      And Flux on the target installs the release "podinfo" of "cluster-1"

@@ -1,4 +1,3 @@
-@spec
 Feature: Registry isolation
   The pull credentials in regcred should only reach this Target's namespace in
   the registry. They can still read the agent token of every other Target in
@@ -18,6 +17,7 @@ Feature: Registry isolation
     And I have created the Target "cluster-3" in namespace "other"
     And solar-renderer has pushed the agent releases of "cluster-1", "cluster-2" and "cluster-3"
 
+  @spec
   Rule: regcred reaches only its Target's namespace in the registry
 
     Scenario: regcred reads the Target's own charts
@@ -28,15 +28,16 @@ Feature: Registry isolation
       When I pull the bootstrap chart of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
 
-    Scenario: regcred cannot write, not even in its own namespace
-      When I push a chart to namespace "test" with the regcred of "cluster-1"
-      Then the render registry refuses it
+    Scenario: regcred learns no repository of another namespace from the catalog
+      When I ask for the catalog with the regcred of "cluster-1"
+      Then the render registry refuses it or lists only repositories of namespace "test"
 
     Scenario: Flux with regcred cannot pull another namespace's chart
       Given I have run the first-contact step for "cluster-1"
       When I point an OCIRepository with the regcred of "cluster-1" at the bootstrap chart of "cluster-3"
       Then that OCIRepository on the target is not Ready and says the registry refused it
 
+  @spec
   Rule: regcred can still read the agent token of every other Target in that namespace
 
     Scenario: One Target's regcred reads another Target's agent token in the same namespace
@@ -44,8 +45,49 @@ Feature: Registry isolation
       Then the render registry hands it out
       And it holds the agent token of "cluster-2"
 
+  @spec
   Rule: Targets that must not read each other's tokens belong in separate namespaces
 
     Scenario: A Target in another namespace cannot read the agent token
       When I pull the agent release of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
+
+  @defined-here
+  Rule: regcred only reads; nobody without a registry user reads anything
+
+    Scenario Outline: regcred may not <action>
+      When I try to <action> with the regcred of "cluster-1"
+      Then the render registry refuses it
+      And the render registry still holds what it held
+
+      Examples:
+        | action                                         |
+        | overwrite the agent release of "cluster-1"     |
+        | push a new chart to namespace "test"           |
+        | push a new chart to namespace "other"          |
+        | push a new chart outside any namespace         |
+        | delete the bootstrap chart of "cluster-1"      |
+
+    Scenario Outline: A pull <who> is refused
+      When I pull the bootstrap chart of "cluster-1" <who>
+      Then the render registry refuses it
+
+      Examples:
+        | who                                      |
+        | without credentials                      |
+        | with a wrong password for regcred's user |
+
+  @defined-here
+  Rule: SolAr's push user may write everywhere
+
+    Scenario Outline: SolAr's push user may <action>
+      When SolAr's push user tries to <action>
+      Then the render registry accepts it
+
+      Examples:
+        | action                                     |
+        | overwrite the agent release of "cluster-1" |
+        | push a new chart to namespace "test"       |
+        | push a new chart to namespace "other"      |
+        | push a new chart outside any namespace     |
+        | delete the bootstrap chart of "cluster-3"  |

@@ -10,6 +10,13 @@ Feature: Rotating and revoking a credential (the runbook)
   Rotate: a fresh token replaces the old one, on request (annotation
   solar.opendefense.cloud/rotate-credential with a new value) and before the
   token expires. The agent picks it up through Flux; the old token stops working.
+  Every new token comes with exactly one TokenRequest, and the Issued message
+  names the Secret that now holds it and its expiry.
+
+  A token that cannot be replaced keeps working until it expires; then it stops
+  working, the reports stop, and the condition says why.
+
+  Deleting a Target deletes its credential: the objects are owned by the Target.
 
   A real API server caches successful token authentications for 10 seconds, so
   a token whose Secret is deleted still works for up to 10 seconds: "rejected"
@@ -41,23 +48,49 @@ Feature: Rotating and revoking a credential (the runbook)
       And the old token of "cluster-1" is rejected within the authentication cache window
       When I remove the annotation "solar.opendefense.cloud/agent-credential" from the Target "cluster-1"
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
-      And the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      And the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
       And Flux on the target upgrades the agent release of "cluster-1"
       And the lastReportTime of "cluster-1" advances with the next report
+      And solar-controller-manager has minted exactly one new token for "cluster-1"
 
   Rule: Rotate
 
     Scenario: A rotation on request replaces the token, and the agent picks it up through Flux
       When I request a new credential for "cluster-1"
-      Then the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
       And the old token of "cluster-1" is rejected within the authentication cache window
       And the agent release of "cluster-1" in the render registry carries the new token
       And Flux on the target upgrades the agent release of "cluster-1"
       And the lastReportTime of "cluster-1" advances with the next report
+      And solar-controller-manager has minted exactly one new token for "cluster-1"
 
     @fault
-    Scenario: A token is rotated before it expires
+    Scenario: A token is rotated before it expires, once, even by a controller whose clock runs ahead
       When the clock of solar-controller-manager passes 80 percent of the token's lifetime
-      Then the Secret named in the condition message holds a new token for the agent of "cluster-1"
+      Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
       And the new token expires later than the old one
+      And the old token of "cluster-1" is rejected within the authentication cache window
+      And Flux on the target upgrades the agent release of "cluster-1"
+      And the lastReportTime of "cluster-1" advances with the next report
+      And solar-controller-manager has minted exactly one new token for "cluster-1"
+
+  @fault
+  Rule: A token that cannot be replaced stops working when it expires
+
+    Scenario: Without a new token, the old one expires, the reports stop and the condition says why
+      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      When the token of "cluster-1" has lived past 80 percent of its lifetime
+      Then the SolAr API server has refused 2 token requests for the agent of "cluster-1"
+      And AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      When the token of "cluster-1" expires
+      Then the old token of "cluster-1" is rejected from its expiry on
+      And the lastReportTime of "cluster-1" stops at the token's expiry
+      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      And the condition message has the error "tokens are paused by policy"
+
+  Rule: Deleting a Target deletes its credential
+
+    Scenario: Deleting a Target removes its ServiceAccount, Role, RoleBinding, TargetReport and token Secret
+      When I delete the Target "cluster-1"
+      Then the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "cluster-1" are gone
       And the old token of "cluster-1" is rejected within the authentication cache window

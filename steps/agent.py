@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from pytest_bdd import given, parsers, then
@@ -10,15 +11,11 @@ from core.api import ApiError
 from core.clock import parse_utc
 from core.landscape import Landscape
 from fixtures.page.identity import agent_user, judge, report_writes, writers
-from fixtures.page.lookup import (
-    TokenFacts,
-    last_report_time,
-    token_in,
-    token_secret,
-)
+from fixtures.page.lookup import TokenFacts, last_report_time, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.hooks import requires
 from fixtures.plugin.waiting import Waiter
+from steps.common import quoted_names
 
 
 @given(parsers.parse('the agent of "{target}" holds its token'))
@@ -40,8 +37,36 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
     parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
 )
 def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """The window starts when the Secret the old token is bound to is gone: wait for that, then
+    for the API server to reject the token (401)."""
+    token = you.noted_token(target)
+    bound = TokenFacts.read(token).bound_secret
+    assert bound is not None, f"the token of {target} is not bound to a Secret"
     namespace = you.namespace_of(target)
-    api = landscape.solar_as(you.noted_token(target))
+
+    def secret_gone() -> tuple[bool, Any]:
+        try:
+            landscape.solar.get("Secret", bound, namespace)
+        except ApiError as error:
+            return error.status == 404, error
+        return False, f"Secret {namespace}/{bound}, which the old token is bound to, still exists"
+
+    waiter.until(f"the Secret the old token of {target} is bound to is gone", secret_gone)
+    _rejected(landscape, waiter, target, namespace, token)
+
+
+@then(parsers.parse('the old token of "{target}" is rejected from its expiry on'))
+def expired_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    token = you.noted_token(target)
+    expires = TokenFacts.read(token).expires_at
+    assert landscape.clock.now() >= expires, f"the token of {target} expires only at {expires}"
+    _rejected(landscape, waiter, target, you.namespace_of(target), token)
+
+
+def _rejected(
+    landscape: Landscape, waiter: Waiter, target: str, namespace: str, token: str
+) -> None:
+    api = landscape.solar_as(token)
 
     def probe() -> tuple[bool, Any]:
         try:
@@ -51,18 +76,7 @@ def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: s
         return False, "the old token is still accepted"
 
     window = waiter.timeout("auth_cache") + waiter.timeout("margin")
-    # The window starts when the old token lost its Secret; wait for that first.
-    waiter.until(
-        f"the Secret the old token of {target} is bound to is gone",
-        lambda: _old_secret_gone(landscape, you, target),
-    )
     waiter.until(f"the old token of {target} is rejected (401)", probe, timeout=window)
-
-
-def _old_secret_gone(landscape: Landscape, you: You, target: str) -> tuple[bool, Any]:
-    secret = token_secret(landscape, you.namespace_of(target), target)
-    current = token_in(landscape, secret) if secret else None
-    return current != you.noted_token(target), "the Secret still holds the old token"
 
 
 # --- reports -------------------------------------------------------------------------------------
@@ -90,6 +104,7 @@ def _logs(landscape: Landscape, namespace: str, target: str) -> str:
 
 @then(parsers.parse('the lastReportTime of "{target}" advances with the next report'))
 def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """The next report comes within one report interval of the profile (plus the margin)."""
     namespace = you.namespace_of(target)
     before = last_report_time(landscape, namespace, target)
 
@@ -98,10 +113,11 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
         later = now is not None and (before is None or parse_utc(now) > parse_utc(before))
         return later, {"before": before, "now": now}
 
+    interval = landscape.contract.report_interval_seconds
     waiter.until(
-        f"lastReportTime of {target} advances",
+        f"lastReportTime of {target} advances within one report interval ({interval}s)",
         probe,
-        kind="report",
+        timeout=interval + waiter.timeout("margin"),
         details=lambda: _logs(landscape, namespace, target),
     )
 
@@ -137,13 +153,87 @@ def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str
         raise AssertionError(f"TargetReport {namespace}/{target}: {verdict}")
 
 
+def _rejections(landscape: Landscape, namespace: str, target: str) -> list[str]:
+    lines = [line for pod in landscape.agent_logs(namespace, target).values() for line in pod]
+    return [line for line in lines if "401" in line or "Unauthorized" in line]
+
+
 @then("the agent's log says that the SolAr API server rejects its credential")
 def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None:
     for target, namespace in you.namespaces.items():
 
         def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
-            lines = [line for pod in landscape.agent_logs(ns, t).values() for line in pod]
-            rejected = [line for line in lines if "401" in line or "Unauthorized" in line]
-            return bool(rejected), lines[-5:]
+            rejected = _rejections(landscape, ns, t)
+            return bool(rejected), rejected[-5:] or "no rejection logged yet"
 
         waiter.until(f"the agent of {target} logs 401 Unauthorized", probe, kind="report")
+
+
+@then(parsers.parse('the lastReportTime of "{target}" stops at the token\'s expiry'))
+def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """Two more rejected attempts of the agent show that it went on trying: none got through."""
+    namespace = you.namespace_of(target)
+    expires = TokenFacts.read(you.noted_token(target)).expires_at
+    before = len(_rejections(landscape, namespace, target))
+
+    def probe() -> tuple[bool, Any]:
+        seen = len(_rejections(landscape, namespace, target))
+        return seen >= before + 2, f"{seen - before} more rejected reports logged"
+
+    waiter.until(f"the agent of {target} tries twice more and is rejected", probe, kind="report")
+    value = last_report_time(landscape, namespace, target)
+    assert value is not None, f"{target} never reported"
+    assert parse_utc(value) <= expires + timedelta(seconds=1), (
+        f"lastReportTime of {target} is {value}, after the token expired at {expires}"
+    )
+
+
+# --- the agent's own account of a failure ---------------------------------------------------
+UNREACHABLE_WORDS = ("connection refused", "unreachable", "timed out", "no route to host")
+
+
+@then(
+    parsers.parse(
+        'the agent pod of "{target}" on the target cluster logs {count:d} failed reports that say '
+        "it cannot reach the SolAr API server"
+    )
+)
+def agent_logs_unreachable(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
+) -> None:
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        lines = [line for pod in landscape.agent_logs(namespace, target).values() for line in pod]
+        failed = [
+            line
+            for line in lines
+            if "failed" in line and any(word in line.lower() for word in UNREACHABLE_WORDS)
+        ]
+        return len(failed) >= count, lines[-5:] or "no agent pod of this Target yet"
+
+    waiter.until(
+        f"{count} failed reports in the log of the agent pod of {target}", probe, kind="flux"
+    )
+
+
+@then(parsers.parse('the lastReportTime of "{target}" is still empty'))
+def report_still_empty(landscape: Landscape, you: You, target: str) -> None:
+    value = last_report_time(landscape, you.namespace_of(target), target)
+    assert value is None, f"lastReportTime of {target} is {value}, although no report got through"
+
+
+@then(
+    parsers.re(
+        r"an agent pod of (?P<first>\"[^\"]+\") and an agent pod of (?P<second>\"[^\"]+\") run on the target cluster"
+    )
+)
+def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, second: str) -> None:
+    for target in quoted_names(f"{first} and {second}"):
+        namespace = you.namespace_of(target)
+
+        def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
+            pods = {pod: lines[-1:] for pod, lines in landscape.agent_logs(ns, t).items() if lines}
+            return bool(pods), pods or "no agent pod of this Target on the target cluster"
+
+        waiter.until(f"an agent pod of {target} runs on the target cluster", probe, kind="flux")

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from core.api import SOLAR_GROUP
-from core.clock import parse_utc
-from core.landscape import Landscape
+from core.api import SOLAR_GROUP, ApiError, is_owned_by
+from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
+from core.redact import same_secret
 from fixtures.page.lookup import (
     TokenFacts,
     agent_release_name,
+    agent_service_account,
     bound_releases,
     credential_condition,
+    credential_objects,
     credential_secrets,
-    owned_by_target,
     token_in,
+    token_requests,
     token_secret,
 )
 from fixtures.plugin.actors import You
@@ -27,48 +29,67 @@ from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
 
+def _issued_token(landscape: Landscape, namespace: str, target: str) -> str:
+    secret = token_secret(landscape, namespace, target)
+    token = token_in(landscape, secret) if secret is not None else None
+    assert token, f"{target} has no token in the Secret its condition names"
+    return token
+
+
 @then(
     parsers.parse(
-        'solar-controller-manager creates a ServiceAccount, a Role and a RoleBinding for "{target}", '
+        'the token authenticates as a ServiceAccount that a RoleBinding binds to a Role for "{target}"'
+    )
+)
+def access_objects(landscape: Landscape, you: You, target: str) -> None:
+    """Found through what the cluster stores: the token's subject, the bindings naming it."""
+    namespace = you.namespace_of(target)
+    facts = TokenFacts.read(_issued_token(landscape, namespace, target))
+    account_namespace, account = facts.service_account
+    assert account_namespace == namespace, f"the token is for {facts.subject}"
+    landscape.solar.get("ServiceAccount", account, namespace)
+    objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
+    bindings = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "RoleBinding"]
+    roles = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "Role"]
+    assert bindings and roles, f"no RoleBinding binds {facts.subject} to a Role: {objects}"
+    request = Request("get", SOLAR_GROUP, "targets", namespace, target)
+    assert allowed(User.service_account(namespace, account), request, roles, bindings, [], []), (
+        f"no Role bound to {facts.subject} grants get on the Target {target}"
+    )
+
+
+@then(
+    parsers.parse(
+        'the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "{target}" are '
         "owned by the Target"
     )
 )
-def access_objects(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+def owned_by_the_target(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-
-    def probe() -> tuple[bool, Any]:
-        found = {
-            kind: [
-                o["metadata"]["name"] for o in owned_by_target(landscape, kind, namespace, target)
-            ]
-            for kind in ("ServiceAccount", "Role", "RoleBinding")
-        }
-        return all(len(names) == 1 for names in found.values()), found
-
-    waiter.until(f"one ServiceAccount, Role and RoleBinding owned by {target}", probe)
-    account = owned_by_target(landscape, "ServiceAccount", namespace, target)[0]
-    binding = owned_by_target(landscape, "RoleBinding", namespace, target)[0]
-    role = owned_by_target(landscape, "Role", namespace, target)[0]
-    assert binding["roleRef"]["name"] == role["metadata"]["name"], binding["roleRef"]
-    user = User.service_account(namespace, account["metadata"]["name"])
-    request = Request("get", SOLAR_GROUP, "targets", namespace, target)
-    assert allowed(user, request, [role], [binding], [], []), (
-        "the RoleBinding does not give the ServiceAccount the Role's rules: "
-        f"subjects {binding.get('subjects')}"
-    )
+    owner = landscape.solar.get("Target", target, namespace)
+    objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
+    kinds = {kind for kind, _, _ in objects}
+    expected = {"ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret"}
+    assert kinds >= expected, f"the credential of {target} lacks {sorted(expected - kinds)}"
+    orphans = [
+        f"{kind} {name}"
+        for kind, name, ns in objects
+        if not is_owned_by(landscape.solar.get(kind, name, ns), owner)
+    ]
+    assert orphans == [], f"not owned by the Target {target}: {orphans}"
 
 
 @then(parsers.parse('solar-controller-manager creates an empty TargetReport "{target}"'))
 def empty_report(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """`kubectl get targetreport <target>`: the page names the TargetReport like the Target."""
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        reports = owned_by_target(landscape, "TargetReport", namespace, target)
-        return len(reports) == 1, [r["metadata"]["name"] for r in reports]
+        report = landscape.solar.get("TargetReport", target, namespace)
+        return True, report.get("spec", {})
 
-    waiter.until(f"a TargetReport owned by {target}", probe)
-    report = landscape.solar.get("TargetReport", target, namespace)
-    assert not report.get("spec", {}).get("lastReportTime"), f"not empty: {report.get('spec')}"
+    spec = waiter.until(f"the TargetReport {target}", probe)
+    assert not spec.get("lastReportTime"), f"not empty: {spec}"
 
 
 def _token_probe(landscape: Landscape, namespace: str, target: str) -> tuple[bool, Any]:
@@ -82,6 +103,7 @@ def _token_probe(landscape: Landscape, namespace: str, target: str) -> tuple[boo
 
 @then(parsers.parse('solar-controller-manager mints a token for "{target}" into a Secret'))
 def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """A ServiceAccount token of the Target's namespace, bound to the Secret that holds it."""
     namespace = you.namespace_of(target)
     waiter.until(
         f"a token for {target} in the Secret the condition names",
@@ -89,14 +111,10 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     )
     secret = token_secret(landscape, namespace, target)
     assert secret is not None
-    facts = TokenFacts.read(token_in(landscape, secret) or "")
-    accounts = [
-        a["metadata"]["name"]
-        for a in owned_by_target(landscape, "ServiceAccount", namespace, target)
-    ]
-    assert facts.subject in [f"system:serviceaccount:{namespace}:{a}" for a in accounts], (
-        f"the token is not for the Target's ServiceAccount: {facts.subject} vs {accounts}"
-    )
+    facts = TokenFacts.read(_issued_token(landscape, namespace, target))
+    account_namespace, account = facts.service_account
+    assert account_namespace == namespace, f"the token is for {facts.subject}"
+    landscape.solar.get("ServiceAccount", account, namespace)
     assert facts.bound_secret == secret["metadata"]["name"], (
         f"the token is bound to {facts.bound_secret}, not to its Secret"
     )
@@ -173,10 +191,107 @@ def named_secret_holds_new_token(
     def probe() -> tuple[bool, Any]:
         ok, seen = _token_probe(landscape, namespace, target)
         secret = token_secret(landscape, namespace, target)
-        fresh = ok and secret is not None and token_in(landscape, secret) != old
+        fresh = ok and secret is not None and not same_secret(token_in(landscape, secret), old)
         return fresh, {**seen, "token": "the old one" if ok and not fresh else seen.get("secret")}
 
     waiter.until(f"a new token for {target}", probe)
+
+
+@then(
+    parsers.parse(
+        'the condition message names the Secret that now holds the new token of "{target}" and '
+        "that token's expiry"
+    )
+)
+def message_names_new_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    namespace = you.namespace_of(target)
+    old = you.noted_token(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target) or {}
+        message = str(condition.get("message", ""))
+        secret = token_secret(landscape, namespace, target)
+        token = token_in(landscape, secret) if secret is not None else None
+        seen: dict[str, Any] = {"reason": condition.get("reason"), "message": message}
+        if token is None or same_secret(token, old):
+            return False, {**seen, "named Secret holds": "the old token" if token else "none"}
+        named = landscape.contract.expiry_named_in(message)
+        expires = TokenFacts.read(token).expires_at
+        seen["token expires"] = str(expires)
+        agree = named is not None and abs(expires - named) <= EXPIRY_GRANULARITY
+        return agree and expires > landscape.clock.now(), seen
+
+    waiter.until(
+        f"the Issued message of {target} names the Secret with the new token and its expiry", probe
+    )
+
+
+@then(parsers.parse('solar-controller-manager has minted exactly one new token for "{target}"'))
+def exactly_one_new_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    old = TokenFacts.read(you.noted_token(target))
+    namespace, account = old.service_account
+    since = old.issued_at + timedelta(seconds=1)  # `iat` is truncated to the second
+    minted = [
+        e.at.isoformat()
+        for e in token_requests(landscape, namespace, account)
+        if e.code < 300 and e.at >= since
+    ]
+    assert len(minted) == 1, (
+        f"{len(minted)} TokenRequests for {account} succeeded since the noted token was issued "
+        f"(expected exactly one for the new token): {minted}"
+    )
+
+
+def _wait_for_token_age(
+    landscape: Landscape, waiter: Waiter, target: str, token: str, fraction: float
+) -> None:
+    facts = TokenFacts.read(token)
+    moment = facts.issued_at + (facts.expires_at - facts.issued_at) * fraction
+    remaining = max(0.0, (moment - landscape.clock.now()).total_seconds())
+    waiter.until(
+        f"the token of {target} to reach {fraction:.0%} of its lifetime ({moment:%H:%M:%S})",
+        lambda: (landscape.clock.now() >= moment, f"now {landscape.clock.now():%H:%M:%S}"),
+        timeout=remaining + waiter.timeout("margin"),
+    )
+
+
+@when(parsers.parse('the token of "{target}" has lived past {percent:d} percent of its lifetime'))
+def token_ages(landscape: Landscape, you: You, waiter: Waiter, target: str, percent: int) -> None:
+    _wait_for_token_age(landscape, waiter, target, you.noted_token(target), percent / 100)
+
+
+@when(parsers.parse('the token of "{target}" expires'))
+def token_expires(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    _wait_for_token_age(landscape, waiter, target, you.noted_token(target), 1.0)
+
+
+@then(
+    parsers.parse(
+        'the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "{target}" are gone'
+    )
+)
+def credential_gone(
+    landscape: Landscape, waiter: Waiter, deleted_credential: list[tuple[str, str, str]]
+) -> None:
+    kinds = {kind for kind, _, _ in deleted_credential}
+    expected = {"ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret"}
+    assert kinds >= expected, (
+        f"before the deletion the Target's credential lacked {sorted(expected - kinds)}, so this "
+        "check could not see them go"
+    )
+
+    def probe() -> tuple[bool, Any]:
+        left = []
+        for kind, name, namespace in deleted_credential:
+            try:
+                landscape.solar.get(kind, name, namespace)
+                left.append(f"{kind} {namespace}/{name}")
+            except ApiError as error:
+                if error.status != 404:
+                    raise
+        return left == [], left
+
+    waiter.until("the deleted Target's credential objects are gone", probe)
 
 
 # kube-apiserver takes a TokenRequest's status.expirationTimestamp and the token's `exp` claim
@@ -213,43 +328,82 @@ def expires_later(landscape: Landscape, you: You) -> None:
         assert new.expires_at > old.expires_at, f"new {new.expires_at}, old {old.expires_at}"
 
 
-def _mint_failures(landscape: Landscape, namespace: str, target: str) -> list[datetime]:
-    """When the controller failed to mint, from its Warning events on the Target."""
-    times = [
-        parse_utc(str(e.get("lastTimestamp") or e.get("firstTimestamp") or e.get("eventTime")))
-        for e in landscape.solar.list("Event", namespace)
-        if e.get("involvedObject", {}).get("name") == target
-        and e.get("involvedObject", {}).get("kind") == "Target"
-        and e.get("reason") == landscape.contract.mint_failed_event_reason
-    ]
-    return sorted(times)
+def _refused_token_requests(landscape: Landscape, namespace: str, target: str) -> list[AuditEvent]:
+    account = agent_service_account(landscape, namespace, target)
+    if account is None:
+        raise LookupError(f"no RoleBinding of {namespace} binds a ServiceAccount to {target}")
+    return [e for e in token_requests(landscape, namespace, account) if e.code >= 400]
 
 
 @when(
     parsers.parse(
-        'solar-controller-manager has failed to mint a token for "{target}" {count:d} times'
+        'the SolAr API server has refused {count:d} token requests for the agent of "{target}"'
     ),
-    target_fixture="mint_failures",
+    target_fixture="refused_token_requests",
 )
-def failed_times(
+@then(
+    parsers.parse(
+        'the SolAr API server has refused {count:d} token requests for the agent of "{target}"'
+    ),
+    target_fixture="refused_token_requests",
+)
+def refused_requests(
     landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
-) -> list[datetime]:
+) -> list[AuditEvent]:
+    namespace = you.namespace_of(target)
+    cap = landscape.contract.mint_backoff_cap_seconds
+    initial = landscape.contract.mint_backoff_initial_seconds
+    budget = sum(min(cap, initial * 2**i) for i in range(count)) + waiter.timeout("reconcile")
+
+    def probe() -> tuple[bool, Any]:
+        refused = _refused_token_requests(landscape, namespace, target)
+        return len(refused) >= count, [f"{e.at:%H:%M:%S.%f} {e.code}" for e in refused]
+
+    waiter.until(f"{count} refused TokenRequests for the agent of {target}", probe, timeout=budget)
+    return _refused_token_requests(landscape, namespace, target)[:count]
+
+
+@then("the waits between those requests grow up to the profile's cap and stay there")
+def waits_grow_to_cap(landscape: Landscape, refused_token_requests: list[AuditEvent]) -> None:
+    cap = landscape.contract.mint_backoff_cap_seconds
+    tolerance = max(2.0, cap / 10)
+    gaps = [
+        round((b.at - a.at).total_seconds(), 1)
+        for a, b in itertools.pairwise(refused_token_requests)
+    ]
+    assert len(gaps) >= 4, f"too few attempts to see a backoff: {gaps}"
+    assert all(b >= a - tolerance for a, b in itertools.pairwise(gaps)), f"waits shrink: {gaps}"
+    assert gaps[-1] > gaps[0] + tolerance, f"the waits do not grow (a hot loop?): {gaps}"
+    at_cap = [g for g in gaps if abs(g - cap) <= tolerance]
+    assert len(at_cap) >= 2, (
+        f"the waits do not settle at the profile's cap of {cap:g}s (or the retries stop): {gaps}"
+    )
+    assert max(gaps) <= cap + tolerance, f"a wait exceeds the cap of {cap:g}s: {gaps}"
+
+
+@then(parsers.parse('every refused token request is a Warning event on the Target "{target}"'))
+def refusals_are_events(
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    target: str,
+) -> None:
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        failures = _mint_failures(landscape, namespace, target)
-        return len(failures) >= count, [f.isoformat() for f in failures]
+        refused = len(_refused_token_requests(landscape, namespace, target))
+        events = [
+            e
+            for e in landscape.solar.list("Event", namespace)
+            if e.get("involvedObject", {}).get("kind") == "Target"
+            and e.get("involvedObject", {}).get("name") == target
+            and e.get("type") == "Warning"
+            and e.get("reason") == landscape.contract.mint_failed_event_reason
+        ]
+        recorded = sum(int(e.get("count") or 1) for e in events)
+        return recorded == refused, {"refused TokenRequests": refused, "Warning events": recorded}
 
-    waiter.until(f"{count} failed mint attempts for {target}", probe)
-    return _mint_failures(landscape, namespace, target)
-
-
-@then("the waits between its attempts grow")
-def waits_grow(mint_failures: list[datetime]) -> None:
-    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(mint_failures)]
-    assert len(gaps) >= 2, f"too few attempts to see a backoff: {gaps}"
-    assert all(b >= a for a, b in itertools.pairwise(gaps)), f"waits shrink: {gaps}"
-    assert gaps[-1] > gaps[0], f"the waits do not grow (a hot loop?): {gaps}"
+    waiter.until(f"one Warning event per refused TokenRequest of {target}", probe)
 
 
 # --- bindings (the Profile controller is part of solar-controller-manager) ----------------------

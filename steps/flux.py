@@ -7,7 +7,9 @@ from typing import Any
 from pytest_bdd import given, parsers, then
 
 from core.api import ApiError, Obj, find_condition
+from core.clock import parse_duration
 from core.landscape import Landscape
+from core.redact import same_secret
 from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
@@ -32,7 +34,12 @@ def _release_objects(landscape: Landscape, namespace: str, release: str) -> list
 
 
 def _installed(
-    landscape: Landscape, waiter: Waiter, namespace: str, release: str, what: str
+    landscape: Landscape,
+    waiter: Waiter,
+    namespace: str,
+    release: str,
+    what: str,
+    timeout: float | None = None,
 ) -> None:
     def probe() -> tuple[bool, Any]:
         pair = _release_objects(landscape, namespace, release)
@@ -40,7 +47,7 @@ def _installed(
         complete = {o["kind"] for o in pair} == {"OCIRepository", "HelmRelease"}
         return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
 
-    waiter.until(what, probe, kind="flux")
+    waiter.until(what, probe, kind="flux", timeout=timeout)
 
 
 def scenario_objects(landscape: Landscape, names: Names, kind: str) -> list[Obj]:
@@ -141,7 +148,9 @@ def agent_upgraded(
         tokens = [
             kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets
         ]
-        fresh = bool(tokens) and all(t is not None and t.token != old for t in tokens)
+        fresh = bool(tokens) and all(
+            t is not None and not same_secret(t.token, old) for t in tokens
+        )
         return fresh and all(ready(o)[0] for o in pair), {
             "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},
             "agent Secret on the target": "carries a new token" if fresh else "old or none",
@@ -149,4 +158,29 @@ def agent_upgraded(
 
     waiter.until(
         f"Flux upgrades the agent release of {target} to the new token", probe, kind="flux"
+    )
+
+
+@then(
+    parsers.parse(
+        'Flux on the target installs the agent release of "{target}" before the OCIRepository '
+        "polls again"
+    )
+)
+def agent_installed_within_a_poll(
+    landscape: Landscape, you: You, waiter: Waiter, target: str
+) -> None:
+    """Not by the next poll of the page's OCIRepository: its first pull carried the agent."""
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    source = landscape.target.get("OCIRepository", "solar-bootstrap", namespace)
+    poll = parse_duration(source["spec"]["interval"]).total_seconds()
+    _installed(
+        landscape,
+        waiter,
+        namespace,
+        release,
+        f"Flux installs the agent release of {target} sooner than one poll ({poll:g}s)",
+        timeout=poll * 0.8,
     )

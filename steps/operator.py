@@ -21,7 +21,7 @@ def set_up_agent(landscape: Landscape, operator: Operator, names: Names, namespa
     if ns in operator.set_up:
         assert landscape.solar.list("Profile", ns), f"the setup of {ns} lost its Profile"
         return
-    set_up_namespace(landscape, operator.solar, ns, names.namespace("solar-system"))
+    set_up_namespace(landscape, operator.solar, ns)
     operator.set_up.add(ns)
 
 
@@ -88,35 +88,66 @@ def unset_apiserver_url(landscape: Landscape, cleanup: ExitStack) -> None:
     cleanup.callback(landscape.configure_apiserver_url, landscape.solar_api_url)
 
 
-@when(parsers.parse('the operator binds the Release "{release}" to "{target}"'))
-def bind_release(
-    landscape: Landscape, operator: Operator, you: You, names: Names, release: str, target: str
-) -> None:
-    ns = you.namespace_of(target)
+def _create_release(operator: Operator, names: Names, release: str, namespace: str) -> str:
     name = names.release(release)
     operator.solar.create(
         new_object(
             "Release",
             name,
-            ns,
+            namespace,
             spec={
                 "componentVersionRef": {"name": name},
-                "uniqueName": f"{name}-{ns}",
+                "uniqueName": f"{name}-{namespace}",
                 "targetNamespace": names.namespace(name),
             },
         )
     )
+    return name
+
+
+def _bind(operator: Operator, release: str, target: str, namespace: str) -> None:
     operator.solar.create(
         new_object(
             "ReleaseBinding",
-            f"{name}-{target}",
-            ns,
-            spec={
-                "targetRef": {"name": target},
-                "releaseRef": {"name": name},
-            },
+            f"{release}-{target}",
+            namespace,
+            spec={"targetRef": {"name": target}, "releaseRef": {"name": release}},
         )
     )
+
+
+@given(parsers.parse('the operator has created the Release "{release}" in namespace "{namespace}"'))
+def create_release(operator: Operator, names: Names, release: str, namespace: str) -> None:
+    _create_release(operator, names, release, names.namespace(namespace))
+
+
+@when(parsers.parse('the operator binds the Release "{release}" to "{target}"'))
+def bind_release(operator: Operator, you: You, names: Names, release: str, target: str) -> None:
+    namespace = you.namespace_of(target)
+    _bind(operator, _create_release(operator, names, release, namespace), target, namespace)
+
+
+@given(
+    parsers.parse(
+        'the operator has bound the Release "{release}" to "{target}" in namespace "{namespace}"'
+    )
+)
+def bind_release_first(
+    operator: Operator, names: Names, release: str, target: str, namespace: str
+) -> None:
+    """The ReleaseBinding exists before the Target does, so before its token can."""
+    ns = names.namespace(namespace)
+    _bind(operator, _create_release(operator, names, release, ns), names.target(target), ns)
+
+
+@when(parsers.parse('the operator binds the existing Release "{release}" to "{target}"'))
+def bind_existing_release(
+    landscape: Landscape, operator: Operator, you: You, names: Names, release: str, target: str
+) -> None:
+    namespace = you.namespace_of(target)
+    name = names.release(release)
+    landscape.solar.get("Release", name, namespace)  # only the ReleaseBinding is new
+    _bind(operator, name, target, namespace)
 
 
 @then(

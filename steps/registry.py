@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from pytest_bdd import parsers, then, when
 
 from core.api import ApiError, Obj
 from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
+from core.redact import same_secret
 from fixtures.page.lookup import (
     agent_chart,
     bootstrap_chart,
@@ -24,6 +27,7 @@ from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from fixtures.plugin.waiting import Waiter
 from steps.flux import ready
+from steps.renderer import pusher
 
 
 @dataclass(frozen=True)
@@ -78,21 +82,175 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
 
 
 @when(
-    parsers.parse('I push a chart to namespace "{namespace}" with the regcred of "{reader}"'),
+    parsers.parse('I pull the bootstrap chart of "{target}" without credentials'),
     target_fixture="pull",
 )
-def push_with_regcred(
-    landscape: Landscape, you: You, names: Names, namespace: str, reader: str
+def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
+    client = landscape.registry_as(None, None)
+    namespace = you.namespace_of(target)
+    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+
+
+@when(
+    parsers.parse(
+        'I pull the bootstrap chart of "{target}" with a wrong password for regcred\'s user'
+    ),
+    target_fixture="pull",
+)
+def pull_with_wrong_password(landscape: Landscape, you: You, target: str) -> Pull:
+    namespace = you.namespace_of(target)
+    user, password = landscape.reader_credentials(namespace)
+    client = landscape.registry_as(user, password + "-wrong")
+    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What the push user sees in the registry: every repository with its tags and digests."""
+
+    repositories: dict[str, dict[str, str]]
+
+    @classmethod
+    def read(cls, landscape: Landscape) -> Contents:
+        client = pusher(landscape)
+        seen: dict[str, dict[str, str]] = {}
+        for repository in client.catalog():
+            seen[repository] = {
+                tag: client.manifest(repository, tag)[1] for tag in client.tags(repository)
+            }
+        return cls(seen)
+
+
+def _write_actions(
+    landscape: Landscape, you: You, names: Names, client: RegistryClient
+) -> dict[str, Callable[[], object]]:
+    """The writes a registry user may try, by the words of the feature files."""
+    probe = Chart("conformance-probe", "0.0.1", templates={"probe.yaml": "kind: List\n"})
+
+    def overwrite_agent_release(target: str) -> Callable[[], object]:
+        def act() -> object:
+            located = agent_chart(landscape, pusher(landscape), you.namespace_of(target), target)
+            repository = f"{you.namespace_of(target)}/{located.name}"
+            forged = Chart(located.name, located.version, {"forged.yaml": "kind: List\n"})
+            return client.push_chart(repository, forged)
+
+        return act
+
+    def push_to(namespace: str | None) -> Callable[[], object]:
+        repository = (
+            f"{names.namespace(namespace)}/conformance-probe"
+            if namespace
+            else (f"conformance-probe-{names.suffix}")
+        )
+        return lambda: client.push_chart(repository, probe)
+
+    def delete_bootstrap(target: str) -> Callable[[], object]:
+        namespace = you.namespace_of(target)
+        repository = f"{namespace}/bootstrap-{target}"
+
+        def act() -> object:
+            tags = pusher(landscape).tags(repository)
+            assert tags, f"{repository} holds no chart to delete"
+            client.delete_manifest(repository, tags[-1])
+            return None
+
+        return act
+
+    actions: dict[str, Callable[[], object]] = {
+        "push a new chart outside any namespace": push_to(None),
+    }
+    for target in sorted(you.namespaces):
+        actions[f'overwrite the agent release of "{target}"'] = overwrite_agent_release(target)
+        actions[f'delete the bootstrap chart of "{target}"'] = delete_bootstrap(target)
+    for page_namespace in ("test", "other"):
+        actions[f'push a new chart to namespace "{page_namespace}"'] = push_to(page_namespace)
+    return actions
+
+
+def _attempt(
+    landscape: Landscape, you: You, names: Names, client: RegistryClient, action: str
 ) -> Pull:
-    client = regcred_client(landscape, you, reader)
-    chart = Chart("conformance-probe", "0.0.1", templates={})
-    repository = f"{names.namespace(namespace)}/conformance-probe"
+    actions = _write_actions(landscape, you, names, client)
+    if action not in actions:
+        pytest.fail(
+            f"unknown registry action {action!r}; known: {', '.join(actions)}", pytrace=False
+        )
+    try:
+        actions[action]()
+    except RegistryError as error:
+        return Pull(action, None, error)
+    return Pull(action, None, None)
 
-    def push() -> Chart:
-        client.push_chart(repository, chart)
-        return chart
 
-    return _pull(f"push {repository}", push)
+@when(parsers.parse('I try to {action} with the regcred of "{reader}"'), target_fixture="pull")
+def regcred_tries(
+    landscape: Landscape,
+    you: You,
+    names: Names,
+    registry_before: list[Contents],
+    action: str,
+    reader: str,
+) -> Pull:
+    registry_before.append(Contents.read(landscape))
+    return _attempt(landscape, you, names, regcred_client(landscape, you, reader), action)
+
+
+@when(parsers.parse("SolAr's push user tries to {action}"), target_fixture="pull")
+def pusher_tries(landscape: Landscape, you: You, names: Names, action: str) -> Pull:
+    return _attempt(landscape, you, names, pusher(landscape), action)
+
+
+@pytest.fixture
+def registry_before() -> list[Contents]:
+    """The registry's contents as the push user saw them before a write was tried."""
+    return []
+
+
+@then("the render registry still holds what it held")
+def registry_unchanged(landscape: Landscape, registry_before: list[Contents]) -> None:
+    assert registry_before, "the scenario did not look at the registry before its attempt"
+    before, after = registry_before[-1].repositories, Contents.read(landscape).repositories
+    changed = sorted(
+        repository
+        for repository in set(before) | set(after)
+        if before.get(repository) != after.get(repository)
+    )
+    assert changed == [], f"the refused attempt changed the registry: {changed}"
+
+
+@then("the render registry accepts it")
+def accepted(pull: Pull) -> None:
+    assert pull.error is None, f"{pull.what}: {pull.error}"
+
+
+@when(
+    parsers.parse('I ask for the catalog with the regcred of "{reader}"'), target_fixture="listing"
+)
+def catalog_with_regcred(landscape: Landscape, you: You, reader: str) -> list[str] | RegistryError:
+    try:
+        return regcred_client(landscape, you, reader).catalog()
+    except RegistryError as error:
+        return error
+
+
+@then(
+    parsers.parse(
+        'the render registry refuses it or lists only repositories of namespace "{namespace}"'
+    )
+)
+def catalog_limited(
+    landscape: Landscape, names: Names, listing: list[str] | RegistryError, namespace: str
+) -> None:
+    everything = pusher(landscape).catalog()
+    own = f"{names.namespace(namespace)}/"
+    assert any(not r.startswith(own) for r in everything), (
+        f"the registry holds nothing outside {own}, so this check could not fail: {everything}"
+    )
+    if isinstance(listing, RegistryError):
+        assert listing.status in (401, 403), f"the catalog failed otherwise: {listing}"
+        return
+    foreign = [r for r in listing if not r.startswith(own)]
+    assert foreign == [], f"regcred's catalog lists repositories of other namespaces: {foreign}"
 
 
 @then("the render registry hands it out")
@@ -114,7 +272,7 @@ def holds_token(landscape: Landscape, you: You, pull: Pull, target: str) -> None
     secret = token_secret(landscape, you.namespace_of(target), target)
     assert kubeconfig is not None
     assert secret is not None
-    assert kubeconfig.token == token_in(landscape, secret), (
+    assert same_secret(kubeconfig.token, token_in(landscape, secret)), (
         f"{pull.what} does not hold the current agent token of {target}"
     )
 

@@ -8,6 +8,7 @@ from pytest_bdd import given, parsers, then, when
 
 from core.landscape import Landscape
 from core.oci import RegistryClient
+from core.redact import same_secret
 from fixtures.page.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
@@ -61,7 +62,7 @@ def agent_release_holds_credential(landscape: Landscape, you: You, target: str) 
     assert kubeconfig.server == landscape.solar_api_url, (
         f"the kubeconfig points at {kubeconfig.server}, not at {landscape.solar_api_url}"
     )
-    assert kubeconfig.token == token_in(landscape, secret), (
+    assert same_secret(kubeconfig.token, token_in(landscape, secret)), (
         "the kubeconfig's token is not the one in the Target's token Secret"
     )
 
@@ -77,7 +78,9 @@ def agent_release_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
         secret = token_secret(landscape, namespace, target)
         current = token_in(landscape, secret) if secret else None
         carried = kubeconfig.token if kubeconfig else None
-        fresh = carried is not None and carried != old and carried == current
+        fresh = (
+            carried is not None and not same_secret(carried, old) and same_secret(carried, current)
+        )
         return fresh, {
             "chart": f"{chart.name}:{chart.version}",
             "carries": "the new token" if fresh else "an old or no token",
@@ -119,3 +122,26 @@ def bootstrap_at_url(
     assert host == landscape.registry.host, f"{url} is not on the render registry"
     tags = pusher(landscape).tags(repository)
     assert tags, f"nothing was pushed to {url}"
+
+
+@then(
+    parsers.parse(
+        'solar-renderer pushes a bootstrap chart of "{target}" that carries the Release "{release}"'
+    )
+)
+def bootstrap_carries(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
+) -> None:
+    namespace = you.namespace_of(target)
+    wanted = names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        carried = sorted(
+            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        )
+        return wanted in carried, {"chart": f"{chart.name}:{chart.version}", "releases": carried}
+
+    waiter.until(f"the bootstrap chart of {target} carries the Release {wanted}", probe)

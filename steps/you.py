@@ -12,8 +12,15 @@ from pytest_bdd import given, parsers, then, when
 from core.api import ApiError, Obj, new_object
 from core.credentials import basic_auth
 from core.landscape import Landscape
-from fixtures.page.lookup import credential_condition, last_report_time, token_in, token_secret
-from fixtures.page.objects import FirstContact
+from core.redact import leaks
+from fixtures.page.lookup import (
+    credential_condition,
+    credential_objects,
+    last_report_time,
+    token_in,
+    token_secret,
+)
+from fixtures.page.objects import FirstContact, differences, page_objects
 from fixtures.page.setup import REGISTRY
 from fixtures.plugin.actors import You
 from fixtures.plugin.waiting import Waiter, WaitTimeout
@@ -106,8 +113,10 @@ def first_contact(landscape: Landscape, you: You, target: str) -> None:
     except ApiError as error:
         if error.status != 409:
             raise
-    for obj in [page.regcred(), *page.helmrelease()]:
+    objects = [page.regcred(), *page.helmrelease()]
+    for obj in objects:
         you.target.create(obj)
+    you.first_contact_objects[target] = objects
     you.first_contact_writes = len(you.target.writes)
 
 
@@ -126,11 +135,56 @@ def write_helmrelease(landscape: Landscape, you: You, target: str) -> WrittenHel
     return WrittenHelmRelease(target, by_kind["OCIRepository"], by_kind["HelmRelease"])
 
 
+# What the page's sentence lets differ: "Replace the registry host, the namespace and the Target
+# name with your values" (and the pull user, which is the operator's); plain HTTP adds `insecure`.
+REPLACEABLE = {
+    ("Secret", "metadata.namespace"),
+    ("Secret", "stringData..dockerconfigjson"),
+    ("OCIRepository", "metadata.namespace"),
+    ("OCIRepository", "spec.url"),
+    ("HelmRelease", "metadata.namespace"),
+}
+
+
+@then(
+    parsers.parse(
+        "the objects I applied differ from the page's only in the registry host, the namespace, "
+        "the Target name and the pull credentials"
+    )
+)
+def only_placeholders_replaced(landscape: Landscape, you: You) -> None:
+    assert you.first_contact_objects, "the scenario made no first contact"
+    allowed = set(REPLACEABLE)
+    if landscape.registry.plain_http:
+        allowed.add(("OCIRepository", "spec.insecure"))
+    page = {o["kind"]: o for o in page_objects()}
+    for target, applied in you.first_contact_objects.items():
+        assert sorted(o["kind"] for o in applied) == sorted(page), f"{target}: applied {applied}"
+        extra = [
+            f"{obj['kind']}: {path}"
+            for obj in applied
+            for path in differences(page[obj["kind"]], obj)
+            if (obj["kind"], path) not in allowed
+        ]
+        assert extra == [], f"first contact for {target} changed more than the page allows: {extra}"
+        source = next(o for o in applied if o["kind"] == "OCIRepository")
+        expected = f"oci://{landscape.registry.host}/{you.namespace_of(target)}/bootstrap-{target}"
+        assert source["spec"]["url"] == expected, source["spec"]["url"]
+
+
 @then("I have written nothing to the target cluster since first contact")
 def nothing_written_since(you: You) -> None:
     assert you.first_contact_writes is not None, "the scenario made no first contact"
     later = [str(w) for w in you.target.writes[you.first_contact_writes :]]
     assert later == [], f"you wrote to the target cluster after first contact: {later}"
+
+
+@when(parsers.parse('I delete the Target "{target}"'), target_fixture="deleted_credential")
+def delete_target(landscape: Landscape, you: You, target: str) -> list[tuple[str, str, str]]:
+    """Delete the Target, noting first what its credential is made of."""
+    noted = credential_objects(landscape, you.noted_token(target), target)
+    you.solar.delete("Target", target, you.namespace_of(target))
+    return noted
 
 
 # --- annotations ---------------------------------------------------------------------------------
@@ -239,8 +293,10 @@ def failure_shows_no_token(landscape: Landscape, you: You, report_wait: WaitTime
         secret = token_secret(landscape, namespace, target)
         token = token_in(landscape, secret) if secret else None
         assert token, f"{target} has no token, so this check could not fail"
-        assert token not in text, "the failure message shows the agent's token"
-    assert "eyJ" not in text, "the failure message shows something shaped like a token"
+        shown = leaks(text, token)
+        assert not shown, "the failure message shows the agent's token, or a piece of it"
+    jwt_shaped = "eyJ" in text
+    assert not jwt_shaped, "the failure message shows something shaped like a token"
 
 
 # --- the page's objects --------------------------------------------------------------------------

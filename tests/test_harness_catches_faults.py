@@ -266,6 +266,84 @@ def test_tokens_never_reach_the_output(pytester: pytest.Pytester) -> None:
             assert "eyJ" not in artifact.read_text(), f"a token reached {artifact.name}"
 
 
+WRONG_TOKENS = """
+import os
+
+from core import redact
+from simulators.reference.controller import CredentialController
+from simulators.reference.renderer import Renderer
+
+_seen = open(os.environ["SOLAR_TOKEN_LOG"], "a")
+_register = redact.Redactor.register
+
+
+def _logging_register(self, *values):
+    for value in values:
+        if value:
+            _seen.write(value + "\\n")
+            _seen.flush()
+    return _register(self, *values)
+
+
+redact.Redactor.register = _logging_register
+_token_of = Renderer._token_of
+
+
+def _almost(self, target):
+    token = _token_of(self, target)
+    return None if token is None else token[:-6] + token[-6:][::-1]
+
+
+Renderer._token_of = _almost
+_needs = CredentialController._needs_new_token
+CredentialController._needs_new_token = lambda self, target, secret: _needs(self, target, secret) and (
+    self.contract.rotation_annotation not in (target["metadata"].get("annotations") or {})
+)
+"""
+
+TOKEN_STEPS = [
+    "create_target.feature::test_solarrenderer_renders_the_agent_release_with_the_kubeconfig_and_the_token",
+    "registry_isolation.feature::test_one_targets_regcred_reads_another_targets_agent_token_in_the_same_namespace",
+    "runbook.feature::test_a_rotation_on_request_replaces_the_token_and_the_agent_picks_it_up_through_flux",
+    "runbook.feature::test_removing_the_annotation_issues_a_new_token_and_the_agent_reports_again",
+]
+
+
+def test_no_token_nor_a_piece_of_one_reaches_any_output(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Token-comparing steps fail against a renderer that renders an almost-right token and a
+    controller that ignores rotation requests; nothing of any token may reach the terminal,
+    JUnit, Cucumber JSON, the HTML report or the diagnostics."""
+    log = pytester.path / "tokens.txt"
+    monkeypatch.setenv("SOLAR_TOKEN_LOG", str(log))
+    result = _run(
+        pytester,
+        WRONG_TOKENS,
+        *(str(FEATURES / node) for node in TOKEN_STEPS),
+        f"--junitxml={pytester.path / 'junit.xml'}",
+        f"--solar-report={pytester.path / 'report'}",
+        "-rA",
+        "--tb=long",
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == len(TOKEN_STEPS), result.stdout.str()[-3000:]
+    tokens = {line for line in log.read_text().splitlines() if line.startswith("eyJ")}
+    assert tokens, "the run saw no token, so this test could not fail"
+    outputs = {"terminal": result.stdout.str() + result.stderr.str()}
+    for path in pytester.path.rglob("*"):
+        if path.is_file() and path != log:
+            outputs[str(path.relative_to(pytester.path))] = path.read_text(errors="replace")
+    assert any("artifacts" in name for name in outputs), "no diagnostics were written"
+    pieces = {token[i : i + 8] for token in tokens for i in range(len(token) - 7)}
+    leaking = sorted(
+        name
+        for name, text in outputs.items()
+        if any(text[i : i + 8] in pieces for i in range(len(text) - 7))
+    )
+    assert leaking == [], f"a token, or a piece of one, reached: {leaking}"
+
+
 def test_a_malformed_name_is_one_clear_line(pytester: pytest.Pytester) -> None:
     (pytester.path / "bad.feature").write_text(
         "Feature: bad input\n"

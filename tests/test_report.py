@@ -482,15 +482,16 @@ def test_the_plugin_writes_the_three_files(pytester: pytest.Pytester) -> None:
     result = _run(
         pytester, str(ROOT / "features" / "registry_isolation.feature"), f"--solar-report={folder}"
     )
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=18)
     assert sorted(p.name for p in folder.iterdir()) == ["cucumber.json", "junit.xml", "report.html"]
     assert json.loads((folder / "cucumber.json").read_text())[0]["name"] == "Registry isolation"
     assert "<testsuites" in (folder / "junit.xml").read_text()
     page = (folder / "report.html").read_text()
     assert '<span class="kw">Feature:</span> Registry isolation</h2>' in page
-    assert page.count('class="scenario st-passed"') == 6
+    assert page.count('class="scenario st-passed"') == 18
     assert 'class="badge b-proven"' in _coverage_row(page, "regcred-weakness")
-    assert 'class="badge b-not-run"' in _coverage_row(page, "journey")
+    assert 'class="badge b-not-run"' in _coverage_row(page, "intro-own-agent")
+    assert 'class="badge b-informative"' in _coverage_row(page, "walk-through")
     assert "<dd>sim</dd>" in page
 
 

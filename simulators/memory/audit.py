@@ -12,16 +12,17 @@ from simulators.memory.cluster import RequestRecord
 def audit_events(records: Iterable[RequestRecord]) -> list[AuditEvent]:
     return [
         AuditEvent(
-            time=record.at,
+            at=record.at,
             user=record.user,
-            credential_id=record.credential_id,
+            credential=record.credential_id,
             verb=record.verb,
             group=record.group,
             resource=record.resource,
             subresource=record.subresource,
             namespace=record.namespace,
             name=record.name,
-            code=record.status,
+            # the in-memory API server says 200 where kube-apiserver says 201 Created
+            code=201 if record.status == 200 and record.verb == "create" else record.status,
             dry_run=record.dry_run,
         )
         for record in records

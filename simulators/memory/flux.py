@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlparse
 
 from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, kind_of
-from core.clock import Clock, utc
+from core.clock import Clock, parse_duration, utc
 from core.conditions import secret_value, set_condition
 from core.credentials import credentials_for
 from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, highest_matching
@@ -26,20 +26,6 @@ from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, hig
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
 FAILURE_RETRY = timedelta(seconds=10)
 ConnectRegistry = Callable[[str, str | None, str | None], RegistryClient]
-
-
-def parse_duration(text: str) -> timedelta:
-    total, number = 0.0, ""
-    units = {"h": 3600, "m": 60, "s": 1}
-    for char in text:
-        if char.isdigit() or char == ".":
-            number += char
-        elif char in units and number:
-            total += float(number) * units[char]
-            number = ""
-        else:
-            raise ValueError(f"invalid duration {text!r}")
-    return timedelta(seconds=total)
 
 
 @dataclass

@@ -31,11 +31,15 @@ class InMemoryRegistry:
     def catalog(self) -> dict[str, list[str]]:
         return {name: sorted(repo.tags) for name, repo in sorted(self.repositories.items())}
 
+    def authenticate(self, username: str | None, password: str | None) -> None:
+        if username is None or self.users.get(username) != password:
+            raise RegistryError(401, "UNAUTHORIZED", "authentication required")
+
     def check(
         self, username: str | None, password: str | None, repository: str, action: str
     ) -> None:
-        if username is not None and self.users.get(username) != password:
-            raise RegistryError(401, "UNAUTHORIZED", "authentication required")
+        if username is not None:
+            self.authenticate(username, password)
         if not self.policy.allows(username, repository, action):
             if username is None:
                 raise RegistryError(401, "UNAUTHORIZED", "authentication required")
@@ -98,6 +102,27 @@ class InMemoryRegistryClient:
         if digest not in repo.manifests:
             raise RegistryError(404, "MANIFEST_UNKNOWN", f"manifest unknown: {reference}")
         return dict(repo.manifests[digest]), digest
+
+    def catalog(self) -> list[str]:
+        """As zot answers: the repositories the user may read; anonymous callers are refused."""
+        if self.gate is not None:
+            self.gate()
+        self._registry.authenticate(self._username, self._password)
+        return [
+            name
+            for name in sorted(self._registry.repositories)
+            if self._registry.policy.allows(self._username, name, "read")
+        ]
+
+    def delete_manifest(self, repository: str, reference: str) -> None:
+        self._allow(repository, "delete")
+        repo = self._repository(repository)
+        digest = repo.tags.get(reference, reference)
+        if digest not in repo.manifests:
+            raise RegistryError(404, "MANIFEST_UNKNOWN", f"manifest unknown: {reference}")
+        del repo.manifests[digest]
+        for tag in [t for t, d in repo.tags.items() if d == digest]:
+            del repo.tags[tag]
 
     def blob(self, repository: str, digest: str) -> bytes:
         self._allow(repository, "read")

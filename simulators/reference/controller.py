@@ -5,13 +5,22 @@ on its TargetReport (by resourceName, nothing else), a RoleBinding, an empty Tar
 TokenRequest token bound to the Secret that holds it. It keeps `AgentCredentialReady` current:
 Issued, Disabled (no `controller.agent.apiserverURL`), Revoked (annotation), MintFailed (with the
 API server's error; retried with exponential backoff).
+
+Every token gets a Secret of its own: the new token is minted into a new Secret, the condition
+names it, and only then is the old Secret deleted (which invalidates the old token, bound to
+it). A rotation that cannot mint keeps the old token until it expires: the condition stays
+Issued (a token exists) while Warning events record the failures; at expiry the Secret goes and
+the condition becomes MintFailed, saying why.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+import jwt
 
 from core.api import (
     SOLAR_GROUP,
@@ -19,6 +28,7 @@ from core.api import (
     ClusterAPI,
     Obj,
     annotations_of,
+    find_condition,
     new_object,
 )
 from core.clock import Clock, parse_utc, utc
@@ -34,26 +44,28 @@ class ControllerConfig:
 
     apiserver_url: str | None
     resync_seconds: float = 1.0
-    backoff_base_seconds: float = 1.0
-    backoff_cap_seconds: float = 30.0
 
 
 @dataclass
 class _Backoff:
     failures: int = 0
     next_attempt: datetime | None = None
+    last_error: str = ""
 
 
 @dataclass
 class CredentialNames:
     service_account: str
     role: str
-    secret: str
+    secret_prefix: str
 
     @classmethod
     def for_target(cls, target: str) -> CredentialNames:
         base = f"solar-agent-{target}"
-        return cls(service_account=base, role=base, secret=f"{base}-token")
+        return cls(service_account=base, role=base, secret_prefix=f"{base}-token-")
+
+    def new_secret(self) -> str:
+        return f"{self.secret_prefix}{secrets.token_hex(3)}"
 
 
 @dataclass
@@ -82,11 +94,12 @@ class CredentialController:
         labels = self.contract.credential_labels(name)
         self._ensure_access(target, names, labels)
         self._ensure_report(target, labels)
+        held = self._credential_secrets(namespace, name)
         if (
             annotations_of(target).get(self.contract.revocation_annotation)
             == self.contract.revoked_value
         ):
-            self._delete_secret(namespace, names.secret)
+            self._delete_secrets(held)
             self._set(
                 target,
                 "False",
@@ -96,6 +109,7 @@ class CredentialController:
             )
             return self.config.resync_seconds
         if not self.config.apiserver_url:
+            self._delete_secrets(held)
             self._set(
                 target,
                 "False",
@@ -103,11 +117,17 @@ class CredentialController:
                 f"{self.contract.apiserver_url_setting} is not set; no token is minted",
             )
             return self.config.resync_seconds
-        secret = self._get_secret(namespace, names.secret)
-        if secret is not None and not self._needs_new_token(target, secret):
-            self._report_issued(target, secret)
+        current = self._current(target, held)
+        if current is not None and self._expired(current):
+            self._delete_secrets([current])
+            held = [s for s in held if s is not current]
+            current = None
+        if current is not None and not self._needs_new_token(target, current):
+            self._report_issued(target, current)
+            self._delete_secrets([s for s in held if s is not current])
+            self._backoff.pop((namespace, name), None)
             return self.config.resync_seconds
-        return self._mint(target, names, labels, secret)
+        return self._mint(target, names, labels, current, held)
 
     # --- the objects the agent's credential is made of --------------------------------------
     @staticmethod
@@ -189,90 +209,106 @@ class CredentialController:
             self.solar.update(current)
 
     # --- the token ---------------------------------------------------------------------------
-    def _get_secret(self, namespace: str, name: str) -> Obj | None:
-        try:
-            return self.solar.get("Secret", name, namespace)
-        except ApiError as error:
-            if error.status == 404:
-                return None
-            raise
+    def _credential_secrets(self, namespace: str, target: str) -> list[Obj]:
+        labels = self.contract.credential_labels(target)
+        return self.solar.list("Secret", namespace, labels=labels)
 
-    def _delete_secret(self, namespace: str, name: str) -> None:
+    def _current(self, target: Obj, held: list[Obj]) -> Obj | None:
+        """The Secret the Issued condition names, else the newest one holding a token."""
+        condition = find_condition(target, self.contract.condition_type) or {}
+        named = self.contract.secret_named_in(str(condition.get("message", "")))
+        holding = [s for s in held if secret_value(s, self.contract.token_key)]
+        for secret in holding:
+            if named is not None and secret["metadata"]["name"] == named[1]:
+                return secret
+        issued = [s for s in holding if self._issued_at(s) is not None]
+        return max(issued, key=lambda s: self._issued_at(s) or datetime.min, default=None)
+
+    def _issued_at(self, secret: Obj) -> datetime | None:
+        text = annotations_of(secret).get(self.contract.issued_annotation)
+        return parse_utc(text) if text else None
+
+    def _lifetime(self, secret: Obj) -> timedelta | None:
+        """How long the token lives, from its own claims (`exp` - `iat`, both by the API
+        server's clock)."""
+        token = secret_value(secret, self.contract.token_key)
+        if not token:
+            return None
         try:
-            self.solar.delete("Secret", name, namespace)
-            self.log(f"deleted token Secret {namespace}/{name}")
-        except ApiError as error:
-            if error.status != 404:
-                raise
+            claims = jwt.decode(token, options={"verify_signature": False})
+            return timedelta(seconds=int(claims["exp"]) - int(claims["iat"]))
+        except (jwt.PyJWTError, KeyError, TypeError, ValueError):
+            return None
+
+    def _expired(self, secret: Obj) -> bool:
+        """Expired by the controller's own clock: minted at `issued-at` (its clock) plus the
+        token's lifetime. Comparing the API server's expiry with a clock that runs ahead would
+        see every new token as expired and mint in a loop."""
+        issued, lifetime = self._issued_at(secret), self._lifetime(secret)
+        return issued is None or lifetime is None or self.clock.now() >= issued + lifetime
+
+    def _delete_secrets(self, secrets_: list[Obj]) -> None:
+        for secret in secrets_:
+            meta = secret["metadata"]
+            try:
+                self.solar.delete("Secret", meta["name"], meta["namespace"])
+                self.log(f"deleted token Secret {meta['namespace']}/{meta['name']}")
+            except ApiError as error:
+                if error.status != 404:
+                    raise
 
     def _needs_new_token(self, target: Obj, secret: Obj) -> bool:
-        if not secret_value(secret, self.contract.token_key):
-            return True
-        notes = annotations_of(secret)
-        expiry_text = notes.get(self.contract.expiry_annotation)
-        if expiry_text is None:
-            return True
-        issued_text = notes.get(self.contract.issued_annotation)
-        if issued_text is None:
+        issued = self._issued_at(secret)
+        if issued is None:
             return True
         # Token age by the controller's own clock: a clock that jumps ahead rotates once, early,
         # instead of minting in a loop (which comparing against the API server's expiry would).
         lifetime = timedelta(seconds=self.contract.token_lifetime_seconds)
-        if (
-            self.clock.now() - parse_utc(issued_text)
-            >= lifetime * self.contract.rotate_after_fraction
-        ):
+        if self.clock.now() - issued >= lifetime * self.contract.rotate_after_fraction:
             return True
         requested = annotations_of(target).get(self.contract.rotation_annotation)
-        handled = notes.get(self.contract.rotation_handled_annotation)
+        handled = annotations_of(secret).get(self.contract.rotation_handled_annotation)
         return requested is not None and requested != handled
 
     def _mint(
-        self, target: Obj, names: CredentialNames, labels: dict[str, str], old: Obj | None
+        self,
+        target: Obj,
+        names: CredentialNames,
+        labels: dict[str, str],
+        current: Obj | None,
+        held: list[Obj],
     ) -> float:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        key = (namespace, name)
-        backoff = self._backoff.setdefault(key, _Backoff())
+        backoff = self._backoff.setdefault((namespace, name), _Backoff())
         now = self.clock.now()
         if backoff.next_attempt is not None and now < backoff.next_attempt:
+            self._report_waiting(target, current, backoff)
             return (backoff.next_attempt - now).total_seconds()
-        if old is not None and secret_value(old, self.contract.token_key):
-            # A new Secret (new uid) for the new token: deleting the old one invalidates the
-            # old token, which is bound to it.
-            self._delete_secret(namespace, names.secret)
-            old = None
+        secret_name = names.new_secret()
         try:
-            secret = old or self.solar.create(
+            secret = self.solar.create(
                 new_object(
-                    "Secret", names.secret, namespace, labels=labels, owner=target, type="Opaque"
+                    "Secret", secret_name, namespace, labels=labels, owner=target, type="Opaque"
                 )
             )
             issued = self.solar.create_token(
                 namespace,
                 names.service_account,
                 expiration_seconds=self.contract.token_lifetime_seconds,
-                bound_secret=(names.secret, secret["metadata"]["uid"]),
+                bound_secret=(secret_name, secret["metadata"]["uid"]),
             )
         except ApiError as error:
-            self.mint_attempts.append((now, name, False))
-            backoff.failures += 1
-            wait: float = min(
-                self.config.backoff_cap_seconds,
-                self.config.backoff_base_seconds * 2 ** (backoff.failures - 1),
+            self._delete_secrets(
+                [
+                    s
+                    for s in self._credential_secrets(namespace, name)
+                    if s["metadata"]["name"] == secret_name
+                ]
             )
-            backoff.next_attempt = now + timedelta(seconds=wait)
-            self._set(
-                target,
-                "False",
-                "MintFailed",
-                f"minting the agent token failed (attempt {backoff.failures}, next in "
-                f"{wait:g}s): {error.message}",
-            )
-            self._event(target, backoff.failures, error.message)
-            return wait
+            return self._failed(target, current, backoff, error.message)
         self.mint_attempts.append((now, name, True))
-        self._backoff.pop(key, None)
-        secret = self.solar.get("Secret", names.secret, namespace)
+        self._backoff.pop((namespace, name), None)
+        secret = self.solar.get("Secret", secret_name, namespace)
         notes = secret["metadata"].setdefault("annotations", {})
         notes[self.contract.expiry_annotation] = utc(issued.expires_at)
         notes[self.contract.issued_annotation] = utc(now)
@@ -281,9 +317,43 @@ class CredentialController:
             notes[self.contract.rotation_handled_annotation] = requested
         secret["stringData"] = {self.contract.token_key: issued.token}
         secret = self.solar.update(secret)
-        self.log(f"minted a token for {namespace}/{name} into Secret {names.secret}")
+        self.log(f"minted a token for {namespace}/{name} into Secret {secret_name}")
         self._report_issued(target, secret)
+        # The old token is bound to its Secret: deleting the Secret invalidates it.
+        self._delete_secrets([s for s in held if s["metadata"]["name"] != secret_name])
         return self.config.resync_seconds
+
+    def _failed(self, target: Obj, current: Obj | None, backoff: _Backoff, message: str) -> float:
+        now = self.clock.now()
+        self.mint_attempts.append((now, target["metadata"]["name"], False))
+        backoff.failures += 1
+        backoff.last_error = message
+        wait: float = min(
+            self.contract.mint_backoff_cap_seconds,
+            self.contract.mint_backoff_initial_seconds * 2 ** (backoff.failures - 1),
+        )
+        backoff.next_attempt = now + timedelta(seconds=wait)
+        self._event(target, backoff.failures, message)
+        self._report_waiting(target, current, backoff)
+        return wait
+
+    def _report_waiting(self, target: Obj, current: Obj | None, backoff: _Backoff) -> None:
+        """While a new token cannot be minted: Issued as long as the old one is valid."""
+        if current is not None:
+            self._report_issued(target, current)
+            return
+        wait = (
+            (backoff.next_attempt - self.clock.now()).total_seconds()
+            if backoff.next_attempt is not None
+            else 0.0
+        )
+        self._set(
+            target,
+            "False",
+            "MintFailed",
+            f"minting the agent token failed (attempt {backoff.failures}, next in "
+            f"{wait:g}s): {backoff.last_error}",
+        )
 
     def _report_issued(self, target: Obj, secret: Obj) -> None:
         expiry = annotations_of(secret).get(self.contract.expiry_annotation, "?")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import yamlio
-from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition
+from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, labels_of
 from core.clock import Clock
 from core.conditions import secret_value
 from core.contract import Contract
@@ -29,6 +29,7 @@ from core.oci import (
     highest_matching,
     parse_version,
 )
+from simulators.reference.bindings import selector_matches
 
 ConnectRegistry = Callable[[str, str, str], RegistryClient]
 CONTENT_ANNOTATION = "solar.opendefense.cloud/content-digest"
@@ -80,10 +81,12 @@ class Renderer:
             return
         client = self._push_client(registry, namespace)
         rendered: list[RenderedRelease] = []
+        bound: set[str] = set()
         for binding in self.solar.list("ReleaseBinding", namespace):
             if binding.get("spec", {}).get("targetRef", {}).get("name") != name:
                 continue
             release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            bound.add(release["metadata"]["name"])
             rendered_release = self._render_release(client, namespace, release, target)
             if rendered_release is not None:
                 rendered.append(rendered_release)
@@ -91,6 +94,8 @@ class Renderer:
                 # The first bootstrap chart Flux sees must already carry the agent: wait for the
                 # token rather than push one without it (Flux polls it only every few minutes).
                 return
+        if self._agent_binding_expected(target, bound):
+            return  # a Profile will bind the agent release: wait for it, for the same reason
         if not rendered:
             return  # nothing bound yet: an empty bootstrap chart would only make Flux wait a poll
         bootstrap = self._bootstrap_chart(
@@ -108,12 +113,14 @@ class Renderer:
         namespace = target["metadata"]["namespace"]
         versions = [
             (o["kind"], o["metadata"]["name"], o["metadata"]["resourceVersion"])
-            for kind in ("ReleaseBinding", "Release", "Secret")
+            for kind in ("ReleaseBinding", "Release", "Secret", "Profile")
             for o in self.solar.list(kind, namespace)
         ]
+        condition = find_condition(target, self.contract.condition_type) or {}
         return (
             target["metadata"]["uid"],
             target["metadata"].get("generation"),
+            (condition.get("reason"), condition.get("message")),
             registry["metadata"]["resourceVersion"],
             self.config.apiserver_url,
             tuple(sorted(versions)),
@@ -144,6 +151,27 @@ class Renderer:
         condition = find_condition(target, self.contract.condition_type) or {}
         return condition.get("reason") not in ("Disabled", "Revoked", "MintFailed")
 
+    def _agent_binding_expected(self, target: Obj, bound: set[str]) -> bool:
+        """A Profile of the namespace matches the Target and references an agent release that
+        is not bound yet, while the credential may still come."""
+        namespace = target["metadata"]["namespace"]
+        for profile in self.solar.list("Profile", namespace):
+            spec = profile.get("spec", {})
+            release_name = spec.get("releaseRef", {}).get("name")
+            if release_name in bound or not selector_matches(
+                spec.get("targetSelector"), labels_of(target)
+            ):
+                continue
+            try:
+                release = self.solar.get("Release", release_name, namespace)
+            except ApiError as error:
+                if error.status == 404:
+                    continue
+                raise
+            if self._credential_pending(release, target):
+                return True
+        return False
+
     @staticmethod
     def _agent_chart_name(release: str, target: str) -> str:
         return f"release-{release}-{target}"
@@ -170,16 +198,20 @@ class Renderer:
         )
 
     def _token_of(self, target: Obj) -> str | None:
-        secrets = self.solar.list(
-            "Secret",
-            target["metadata"]["namespace"],
-            labels=self.contract.credential_labels(target["metadata"]["name"]),
-        )
-        for secret in secrets:
-            token = secret_value(secret, self.contract.token_key)
-            if token:
-                return token
-        return None
+        """The token in the Secret that the Issued condition names."""
+        condition = find_condition(target, self.contract.condition_type) or {}
+        if condition.get("reason") != "Issued":
+            return None
+        named = self.contract.secret_named_in(str(condition.get("message", "")))
+        if named is None:
+            return None
+        try:
+            secret = self.solar.get("Secret", named[1], named[0])
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+        return secret_value(secret, self.contract.token_key)
 
     # --- charts ------------------------------------------------------------------------------
     def _chart_for(self, release: Obj, target: Obj) -> Chart | None:
