@@ -28,8 +28,8 @@ from fixtures.page.scope import (
     plan,
 )
 from fixtures.plugin.actors import You
+from fixtures.plugin.attachments import attach_table
 from fixtures.plugin.names import Names
-from fixtures.report.attachments import attach_table
 
 
 @dataclass(frozen=True)

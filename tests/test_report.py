@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from fixtures.plugin.attachments import Table
 from fixtures.report.__main__ import main
-from fixtures.report.attachments import Table
 from fixtures.report.html import render
 from fixtures.report.model import (
     Outcome,
