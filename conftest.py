@@ -11,6 +11,7 @@ pytest_plugins = [
     "steps.renderer",
     "steps.flux",
     "steps.agent",
+    "steps.scope",
     "steps.registry",
     "steps.faults",
 ]

@@ -8,9 +8,12 @@ one they talk to.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
+
+from core.probing import Answer, RawRequest, RulesReview, ServedResource
 
 Obj = dict[str, Any]
 
@@ -161,6 +164,24 @@ class ClusterAPI(Protocol):
         expiration_seconds: int,
         bound_secret: tuple[str, str] | None = None,
     ) -> IssuedToken: ...
+
+
+class ProbeAPI(ClusterAPI, Protocol):
+    """A client that can also ask what its credential may do (the scope check; core/probing.py)."""
+
+    def discover(self) -> list[ServedResource]:
+        """Every resource and subresource the API server serves, one entry per group and resource
+        (the group's preferred version where it serves several)."""
+
+    def attempt(self, requests: Sequence[RawRequest]) -> list[Answer]:
+        """Send each request (writes as dry runs, watches closed after the status line); the
+        answers in the same order. Nothing is changed."""
+
+    def review_rules(self, namespace: str) -> RulesReview:
+        """A SelfSubjectRulesReview in `namespace`."""
+
+    def review_access(self, request: RawRequest) -> bool:
+        """A SelfSubjectAccessReview: would `request` be allowed?"""
 
 
 def new_object(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Protocol
 
-from core.api import ClusterAPI
+from core.api import ClusterAPI, ProbeAPI
+from core.audit import AuditEvent as AuditEvent  # part of the protocol
 from core.clock import Clock
 from core.contract import Contract
 from core.oci import RegistryClient
@@ -29,21 +29,6 @@ class RegistryEndpoint:
     host: str  # as it appears in the render registry URLs on the target cluster
     plain_http: bool  # the target reaches it without TLS (then the OCIRepository needs insecure)
     kind: str  # "zot", "distribution+token-service" or "in-memory zot model"
-
-
-@dataclass(frozen=True)
-class AuditEvent:
-    """One request as the SolAr API server authenticated and answered it (its audit log)."""
-
-    at: datetime  # when the API server received it
-    user: str  # the authenticated user, e.g. system:serviceaccount:<ns>:<name>
-    credential: str | None  # "JTI=<jti>" for a ServiceAccount token, as kube-apiserver logs it
-    verb: str  # get, list, watch, create, update, patch, delete, deletecollection
-    resource: str  # plural, e.g. "targetreports", "serviceaccounts"
-    subresource: str | None  # e.g. "status", "token"
-    namespace: str | None
-    name: str | None
-    code: int  # the HTTP status of the answer
 
 
 class Faults(Protocol):
@@ -92,8 +77,12 @@ class Landscape(Protocol):
     @property
     def faults(self) -> Faults: ...
 
-    def solar_as(self, token: str) -> ClusterAPI:
+    def solar_as(self, token: str) -> ProbeAPI:
         """A client of the SolAr API server that authenticates with nothing but `token`."""
+
+    def solar_audit(self) -> list[AuditEvent]:
+        """The SolAr API server's audit events so far (core/audit.py says which are recorded);
+        MissingCapability where the API server keeps no audit log."""
 
     def registry_as(self, username: str | None, password: str | None) -> RegistryClient:
         """A client of the render registry, as the harness reaches it."""
@@ -106,9 +95,6 @@ class Landscape(Protocol):
 
     def reader_credentials(self, namespace: str) -> tuple[str, str]:
         """A pull user that the access policy limits to `<namespace>/**` (created on first use)."""
-
-    def solar_audit(self) -> list[AuditEvent]:
-        """Every request the SolAr API server answered so far, oldest first."""
 
     def agent_logs(self, namespace: str, target: str) -> dict[str, list[str]]:
         """The logs of every agent pod of this Target on the target cluster, by pod."""

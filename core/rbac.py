@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.api import Obj
 
@@ -14,6 +14,9 @@ SYSTEM_MASTERS = "system:masters"
 class User:
     name: str
     groups: tuple[str, ...] = ()
+    # The authenticated credential's id (`JTI=<jti>` for a ServiceAccount token), as kube-apiserver
+    # puts it into the user's extra; not part of the identity RBAC decides on.
+    credential_id: str | None = field(default=None, compare=False)
 
     @classmethod
     def service_account(cls, namespace: str, name: str) -> User:
@@ -63,7 +66,7 @@ def _rule_allows(rule: Obj, request: Request) -> bool:
     return not names or (request.name is not None and request.name in names)
 
 
-def _subject_matches(subject: Obj, user: User, binding_namespace: str | None) -> bool:
+def subject_matches(subject: Obj, user: User, binding_namespace: str | None) -> bool:
     kind = subject.get("kind")
     if kind == "ServiceAccount":
         namespace = subject.get("namespace") or binding_namespace
@@ -104,7 +107,7 @@ def allowed(
             if b["metadata"].get("namespace") == request.namespace
         ]
     for binding, namespace in candidates:
-        if not any(_subject_matches(s, user, namespace) for s in binding.get("subjects") or []):
+        if not any(subject_matches(s, user, namespace) for s in binding.get("subjects") or []):
             continue
         if any(_rule_allows(rule, request) for rule in rules_of(binding["roleRef"], namespace)):
             return True

@@ -1,4 +1,3 @@
-@spec
 Feature: The credential's scope
   The credential only allows the agent to read its own Target and to read and
   update its own TargetReport.
@@ -7,6 +6,17 @@ Feature: The credential's scope
   the token that solar-controller-manager minted into the Secret named in the
   Target's condition, in a client that carries nothing else.
 
+  "Only" is checked for everything the SolAr API server serves: the harness asks
+  it for every resource and subresource (discovery) and tries get, list, watch,
+  create, update, patch, delete and deletecollection on each: on the Target's
+  own objects, on another Target's objects, on a new name, on the whole
+  namespace, in another namespace that holds a Target, across all namespaces
+  and at the cluster scope. Writes are sent as dry runs: the API server decides
+  who may write before it looks at dry run, so nothing changes even where a
+  SolAr lets too much through. Beyond the page's grant, the token may do only
+  what Kubernetes lets every authenticated user do: ask who it is and what it
+  may do (the list is in docs/contracts.md).
+
   Background:
     Given a SolAr cluster, a render registry and a target cluster
     And the operator has set up the solar-agent in namespace "test"
@@ -14,47 +24,49 @@ Feature: The credential's scope
     And I have created the Target "cluster-1" in namespace "test"
     And I have created the Target "cluster-2" in namespace "test"
     And I have created the Target "cluster-3" in namespace "other"
+    And AgentCredentialReady of "cluster-2" is "True" with reason "Issued"
+    And AgentCredentialReady of "cluster-3" is "True" with reason "Issued"
     And the agent of "cluster-1" holds its token
 
-  Rule: The credential allows the agent to read its own Target and to read and update its own TargetReport
+  @spec
+  Rule: The credential allows the agent to read its own Target and to read and update its own TargetReport, and nothing else
 
-    Scenario Outline: The agent may <action>
-      When the agent of "cluster-1" tries to <action>
-      Then the SolAr API server allows it
+    Scenario: The token can do exactly what the page grants
+      When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
+      Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
+        | verbs       | on                   | allowed                                        |
+        | get         | its own Target       | yes                                            |
+        | get, update | its own TargetReport | yes                                            |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
 
-      Examples:
-        | action                           |
-        | get its own Target               |
-        | get its own TargetReport         |
-        | update its own TargetReport      |
-        | patch its own TargetReport       |
+    Scenario: The SolAr API server's own list of what the token may do is the page's grant
+      When the agent of "cluster-1" asks the SolAr API server what it may do in namespaces "test" and "other"
+      Then in "test" the list is exactly this, beyond what every authenticated user may do:
+        | verbs       | on                   | allowed                                        |
+        | get         | its own Target       | yes                                            |
+        | get, update | its own TargetReport | yes                                            |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+      And in "other" the list is only what every authenticated user may do
 
-  Rule: The credential allows nothing else
+  @spec
+  Rule: The token cannot give itself more than that
 
-    Scenario Outline: The agent may not <action>
-      When the agent of "cluster-1" tries to <action>
+    Scenario: The token cannot act as anyone else
+      When the agent of "cluster-1" sends requests as another user, as a group, as another Target's ServiceAccount, with a uid and with extra user information
+      Then the SolAr API server refuses each impersonation
+
+    Scenario: The token cannot get a new token, not even for its own ServiceAccount
+      When the agent of "cluster-1" requests a token for its own ServiceAccount
       Then the SolAr API server forbids it
 
-      Examples: other Targets and TargetReports
-        | action                                          |
-        | get the Target "cluster-2"                      |
-        | get the TargetReport "cluster-2"                |
-        | update the TargetReport "cluster-2"             |
-        | get the Target "cluster-3" in namespace "other" |
+    Scenario: The token cannot bind or escalate roles
+      When the agent of "cluster-1" asks whether it may bind or escalate roles and impersonate
+      Then the SolAr API server answers no to each
+      And a RoleBinding that gives the agent of "cluster-1" the ClusterRole "cluster-admin" is refused
 
-      Examples: more than reading its Target and updating its TargetReport
-        | action                                     |
-        | update its own Target                      |
-        | update the status of its own Target        |
-        | delete its own TargetReport                |
-        | create a TargetReport                      |
-        | list Targets                               |
-        | list TargetReports                         |
+  @defined-here
+  Rule: update includes patch: the harness reads "update its own TargetReport" as update and patch
 
-      Examples: anything else
-        | action                                     |
-        | get its own token Secret                   |
-        | list Secrets                               |
-        | list Releases                              |
-        | create a Target                            |
-        | list Targets in namespace "other"          |
+    Scenario: The agent may patch its own TargetReport
+      When the agent of "cluster-1" patches its own TargetReport
+      Then the SolAr API server allows it

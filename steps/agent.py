@@ -1,19 +1,17 @@
-"""The agent: its token, what that token may do, and its reports."""
+"""The agent: its token, its reports, and who the SolAr API server saw writing them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import pytest
-from pytest_bdd import given, parsers, then, when
+from pytest_bdd import given, parsers, then
 
-from core.api import ApiError, ClusterAPI, new_object
+from core.api import ApiError
 from core.clock import parse_utc
 from core.landscape import Landscape, MissingCapability
 from core.redact import leaks
+from fixtures.page.identity import agent_user, judge, report_writes, writers
 from fixtures.page.lookup import (
     TokenFacts,
     last_report_time,
@@ -22,7 +20,7 @@ from fixtures.page.lookup import (
     token_secret,
 )
 from fixtures.plugin.actors import You
-from fixtures.plugin.names import Names
+from fixtures.plugin.hooks import requires
 from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
@@ -43,98 +41,6 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
     except MissingCapability:
         return  # no audit log: steps that count TokenRequests skip and say so
     you.mints_when_noted[target] = len([e for e in requests if e.code < 300])
-
-
-# --- scope: use the token --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Attempt:
-    action: str
-    error: ApiError | None
-
-
-Action = Callable[[ClusterAPI], object]
-
-
-def _actions(you: You, names: Names, target: str, secret_name: str) -> dict[str, Action]:
-    ns = you.namespace_of(target)
-
-    def update_own_report(api: ClusterAPI) -> object:
-        report = api.get("TargetReport", target, ns)
-        report.setdefault("spec", {})["conformanceProbe"] = "update"
-        return api.update(report)
-
-    def update_report_of(other: str) -> Action:
-        def act(api: ClusterAPI) -> object:
-            body = new_object(
-                "TargetReport", other, you.namespace_of(other), spec={"conformanceProbe": "update"}
-            )
-            return api.update(body)
-
-        return act
-
-    def update_own_target(api: ClusterAPI) -> object:
-        return api.update(new_object("Target", target, ns, spec={"userdata": {"x": "y"}}))
-
-    def update_own_target_status(api: ClusterAPI) -> object:
-        return api.update_status(new_object("Target", target, ns, status={"conditions": []}))
-
-    return {
-        "get its own Target": lambda api: api.get("Target", target, ns),
-        "get its own TargetReport": lambda api: api.get("TargetReport", target, ns),
-        "update its own TargetReport": update_own_report,
-        "patch its own TargetReport": lambda api: api.patch(
-            "TargetReport", target, ns, {"spec": {"conformanceProbe": "patch"}}
-        ),
-        'get the Target "cluster-2"': lambda api: api.get("Target", "cluster-2", ns),
-        'get the TargetReport "cluster-2"': lambda api: api.get("TargetReport", "cluster-2", ns),
-        'update the TargetReport "cluster-2"': update_report_of("cluster-2"),
-        'get the Target "cluster-3" in namespace "other"': lambda api: api.get(
-            "Target", "cluster-3", names.namespace("other")
-        ),
-        "update its own Target": update_own_target,
-        "update the status of its own Target": update_own_target_status,
-        "delete its own TargetReport": lambda api: api.delete("TargetReport", target, ns),
-        "create a TargetReport": lambda api: api.create(
-            new_object("TargetReport", "conformance-probe", ns, spec={})
-        ),
-        "list Targets": lambda api: api.list("Target", ns),
-        "list TargetReports": lambda api: api.list("TargetReport", ns),
-        "get its own token Secret": lambda api: api.get("Secret", secret_name, ns),
-        "list Secrets": lambda api: api.list("Secret", ns),
-        "list Releases": lambda api: api.list("Release", ns),
-        "create a Target": lambda api: api.create(
-            new_object("Target", "conformance-probe", ns, spec={})
-        ),
-        'list Targets in namespace "other"': lambda api: api.list(
-            "Target", names.namespace("other")
-        ),
-    }
-
-
-@when(parsers.parse('the agent of "{target}" tries to {action}'), target_fixture="attempt")
-def try_action(landscape: Landscape, you: You, names: Names, target: str, action: str) -> Attempt:
-    secret = token_secret(landscape, you.namespace_of(target), target)
-    assert secret is not None, f"{target} has no token Secret"
-    actions = _actions(you, names, target, secret["metadata"]["name"])
-    if action not in actions:
-        pytest.fail(f"unknown action {action!r}; known: {', '.join(actions)}", pytrace=False)
-    api = landscape.solar_as(you.noted_token(target))
-    try:
-        actions[action](api)
-    except ApiError as error:
-        return Attempt(action, error)
-    return Attempt(action, None)
-
-
-@then("the SolAr API server allows it")
-def allowed(attempt: Attempt) -> None:
-    assert attempt.error is None, f"{attempt.action}: {attempt.error}"
-
-
-@then("the SolAr API server forbids it")
-def forbidden(attempt: Attempt) -> None:
-    assert attempt.error is not None, f"{attempt.action} was allowed"
-    assert attempt.error.status == 403, f"{attempt.action}: expected 403, got {attempt.error}"
 
 
 @given(
@@ -237,16 +143,27 @@ def report_empty(landscape: Landscape, you: You, target: str) -> None:
 
 
 @then(parsers.parse('the lastReportTime of "{target}" was written by the agent with its own token'))
-def written_by_agent(landscape: Landscape, you: You, target: str) -> None:
-    report = landscape.solar.get("TargetReport", target, you.namespace_of(target))
-    managers = [
-        entry["manager"]
-        for entry in report["metadata"].get("managedFields", [])
-        if "f:lastReportTime" in entry.get("fieldsV1", {}).get("f:spec", {})
-    ]
-    assert managers == [landscape.contract.agent_field_manager], (
-        f"lastReportTime is managed by {managers}, not only by the agent"
-    )
+def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """Judged by who the SolAr API server authenticated (its audit), never by a name a client
+    chooses: see fixtures/page/identity.py."""
+    namespace = you.namespace_of(target)
+    agent = agent_user(landscape, namespace, target)
+    secret = token_secret(landscape, namespace, target)
+    tokens = [you.tokens.get(target), token_in(landscape, secret) if secret else None]
+    known = {TokenFacts.read(token).jti or "" for token in tokens if token} - {""}
+    assert known, f"no token of {target} was seen in its Secret"
+    events = requires(landscape.solar_audit, "the SolAr API server's audit log")
+
+    def probe() -> tuple[bool, Any]:
+        writes = report_writes(landscape.solar_audit(), namespace, target)
+        return bool(writes), f"{len(writes)} writes to the TargetReport {namespace}/{target}"
+
+    if not report_writes(events, namespace, target):  # the log may trail the API by a moment
+        waiter.until(f"the audit log records the writes to {target}'s TargetReport", probe)
+    found = writers(report_writes(landscape.solar_audit(), namespace, target), known)
+    verdict = judge(found, agent)
+    if verdict is not None:
+        raise AssertionError(f"TargetReport {namespace}/{target}: {verdict}")
 
 
 def _rejections(landscape: Landscape, namespace: str, target: str) -> list[str]:

@@ -10,18 +10,117 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ROOT / "features"
 
-BROAD_ROLE = """
+# Broken Roles of the agent: each changes CredentialController.agent_rules(target) -> rules.
+ROLE_MUTANT = """
 from simulators.reference.controller import CredentialController
 
 _rules = CredentialController.agent_rules
 
-def _broad(target):
+def _broken(target):
     rules = _rules(target)
-    rules.append({"apiGroups": ["solar.opendefense.cloud"], "resources": ["targets"],
-                  "verbs": ["list"]})
+    {change}
     return rules
 
-CredentialController.agent_rules = staticmethod(_broad)
+CredentialController.agent_rules = staticmethod(_broken)
+"""
+BROKEN_ROLES = {
+    "an extra verb": (
+        'rules[0]["verbs"].append("list")',
+        '*targets.solar.opendefense.cloud*list*own "cluster-1": expected forbidden, seen allowed*',
+    ),
+    "no resourceNames": (
+        'rules[1].pop("resourceNames")',
+        '*targetreports.solar.opendefense.cloud*update*another Target\'s "cluster-2": '
+        "expected forbidden, seen allowed*",
+    ),
+    "a grant on targetreports/status": (
+        'rules[1]["resources"].append("targetreports/status")',
+        "*targetreports.solar.opendefense.cloud/status*update*own*expected forbidden*",
+    ),
+    "a rule on every resource": (
+        'rules[0]["resources"] = ["*"]',
+        "*releases.solar.opendefense.cloud*get*own*expected forbidden, seen allowed*",
+    ),
+}
+
+# The agent's RoleBinding names every ServiceAccount of the namespace, not the Target's own.
+GROUP_BINDING = """
+from simulators.reference.controller import CredentialController
+
+_ensure = CredentialController._ensure
+
+def _ensure_for_everyone(self, wanted, compare=()):
+    if wanted["kind"] == "RoleBinding":
+        namespace = wanted["metadata"]["namespace"]
+        wanted["subjects"] = [{"kind": "Group", "name": f"system:serviceaccounts:{namespace}",
+                               "apiGroup": "rbac.authorization.k8s.io"}]
+    return _ensure(self, wanted, compare)
+
+CredentialController._ensure = _ensure_for_everyone
+"""
+
+# The controller also binds the agent's rules in every other namespace ("other-*").
+OTHER_NAMESPACE_BINDING = """
+from core.api import ApiError, new_object
+from simulators.reference.controller import CredentialController
+
+_access = CredentialController._ensure_access
+
+def _access_everywhere(self, target, names, labels):
+    _access(self, target, names, labels)
+    namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+    for other in [n["metadata"]["name"] for n in self.solar.list("Namespace")]:
+        if other == namespace or not other.startswith("other-"):
+            continue
+        for obj in (
+            new_object("Role", names.role, other, rules=self.agent_rules(name)),
+            new_object("RoleBinding", names.role, other,
+                       roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                "name": names.role},
+                       subjects=[{"kind": "ServiceAccount", "name": names.service_account,
+                                  "namespace": namespace}]),
+        ):
+            try:
+                self.solar.create(obj)
+            except ApiError:
+                pass
+
+CredentialController._ensure_access = _access_everywhere
+"""
+
+# solar-controller-manager writes lastReportTime itself (as the harness's admin).
+CONTROLLER_REPORTS = """
+from core.clock import utc
+from simulators.reference.controller import CredentialController
+
+_report = CredentialController._ensure_report
+
+def _report_too(self, target, labels):
+    _report(self, target, labels)
+    meta = target["metadata"]
+    report = self.solar.get("TargetReport", meta["name"], meta["namespace"])
+    report.setdefault("spec", {})["lastReportTime"] = utc(self.clock.now())
+    self.solar.update(report)
+
+CredentialController._ensure_report = _report_too
+"""
+
+# solar-renderer renders a token it minted itself, not the one in the Secret the condition names.
+RENDERER_MINTS = """
+from simulators.reference.renderer import Renderer
+
+_minted = {}
+
+def _own_token(self, target):
+    meta = target["metadata"]
+    key = meta["uid"]
+    if key not in _minted:
+        account = f"solar-agent-{meta['name']}"
+        _minted[key] = self.solar.create_token(
+            meta["namespace"], account, expiration_seconds=3600).token
+    return _minted[key]
+
+Renderer._token_of = _own_token
 """
 
 SILENT_AGENT = """
@@ -81,11 +180,52 @@ def _run(pytester: pytest.Pytester, mutant: str, *args: str) -> pytest.RunResult
     )
 
 
-def test_a_role_that_allows_more_fails_the_scope_scenarios(pytester: pytest.Pytester) -> None:
-    node = "credential_scope.feature::test_the_agent_may_not_action[list Targets]"
-    result = _run(pytester, BROAD_ROLE, str(FEATURES / node))
+EXACTLY_THE_GRANT = "credential_scope.feature::test_the_token_can_do_exactly_what_the_page_grants"
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN_ROLES))
+def test_a_role_that_allows_more_fails_the_scope_check(
+    pytester: pytest.Pytester, broken: str
+) -> None:
+    change, difference = BROKEN_ROLES[broken]
+    result = _run(pytester, ROLE_MUTANT.format(change=change), str(FEATURES / EXACTLY_THE_GRANT))
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*list Targets was allowed*"])
+    result.stdout.fnmatch_lines(["*the token's rights differ from the page's grant*", difference])
+
+
+@pytest.mark.parametrize(
+    ("mutant", "difference"),
+    [
+        (GROUP_BINDING, "*targets.solar.opendefense.cloud*get*another Target's*seen allowed*"),
+        (OTHER_NAMESPACE_BINDING, '*get*other ns: own name "cluster-1": expected forbidden*'),
+    ],
+    ids=["bound to every ServiceAccount", "bound in another namespace"],
+)
+def test_a_binding_that_reaches_too_far_fails_the_scope_check(
+    pytester: pytest.Pytester, mutant: str, difference: str
+) -> None:
+    result = _run(pytester, mutant, str(FEATURES / EXACTLY_THE_GRANT))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([difference])
+
+
+@pytest.mark.parametrize(
+    ("mutant", "seen"),
+    [
+        (CONTROLLER_REPORTS, "*by kubernetes-admin (not with its Secret's token)*"),
+        (RENDERER_MINTS, "*no write came from*solar-agent-cluster-1*not with its Secret's token*"),
+    ],
+    ids=["the controller writes lastReportTime", "the agent's token is not its Secret's"],
+)
+def test_a_report_written_under_another_identity_fails(
+    pytester: pytest.Pytester, mutant: str, seen: str
+) -> None:
+    result = _run(
+        pytester, mutant, str(FEATURES / "create_target.feature"), "-k", "agent_updates_its_own"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([seen])
+    assert "eyJ" not in result.stdout.str()
 
 
 def test_an_agent_that_does_not_report_fails_with_its_logs(pytester: pytest.Pytester) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.plugin.attachments import Table
 from fixtures.report.__main__ import main
 from fixtures.report.html import render
 from fixtures.report.model import (
@@ -315,6 +316,18 @@ def test_an_outline_proves_by_its_name_as_written(features: Path) -> None:
         assert entry.verdict == "proven"
 
 
+def test_a_table_a_step_attached_is_shown_under_its_scenario(features: Path) -> None:
+    table = Table("What the lamp may do", ("lamp", "on", "off"), (("red", "own", f"- {TOKEN}"),))
+    outcomes = {
+        **OUTCOMES,
+        ("features/lamps.feature", "test_the_lamp_lights"): Outcome("passed", tables=(table,)),
+    }
+    card = _scenario_html(render(_report(features, outcomes)), "The lamp lights")
+    assert "<summary>What the lamp may do</summary>" in card
+    assert "<th>lamp</th><th>on</th><th>off</th>" in card
+    assert "<td>red</td><td>own</td><td>- &lt;redacted&gt;</td>" in card
+
+
 def test_no_token_reaches_the_page(features: Path) -> None:
     page = render(_report(features))
     assert "eyJ" not in page
@@ -469,13 +482,13 @@ def test_the_plugin_writes_the_three_files(pytester: pytest.Pytester) -> None:
     result = _run(
         pytester, str(ROOT / "features" / "registry_isolation.feature"), f"--solar-report={folder}"
     )
-    result.assert_outcomes(passed=18)
+    result.assert_outcomes(passed=19)
     assert sorted(p.name for p in folder.iterdir()) == ["cucumber.json", "junit.xml", "report.html"]
     assert json.loads((folder / "cucumber.json").read_text())[0]["name"] == "Registry isolation"
     assert "<testsuites" in (folder / "junit.xml").read_text()
     page = (folder / "report.html").read_text()
     assert '<span class="kw">Feature:</span> Registry isolation</h2>' in page
-    assert page.count('class="scenario st-passed"') == 18
+    assert page.count('class="scenario st-passed"') == 19
     assert 'class="badge b-proven"' in _coverage_row(page, "regcred-weakness")
     assert 'class="badge b-not-run"' in _coverage_row(page, "intro-own-agent")
     assert 'class="badge b-informative"' in _coverage_row(page, "walk-through")

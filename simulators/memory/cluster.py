@@ -10,17 +10,20 @@ that can deny a request (as a ValidatingAdmissionPolicy does), and a request log
 from __future__ import annotations
 
 import base64
+import builtins
 import itertools
 import re
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from core.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
 from core.clock import Clock, utc
+from core.probing import Answer, RawRequest, RulesReview, ServedResource
 from core.rbac import SYSTEM_MASTERS, Request, User, allowed
+from simulators.memory import attempts, reviews
 from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
 
 _T = TypeVar("_T")
@@ -31,6 +34,7 @@ Key = tuple[str, str | None, str]
 
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_PATH_SEGMENT_NAMES = {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
 _SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 
 
@@ -44,6 +48,10 @@ class RequestRecord:
     name: str | None
     subresource: str | None
     status: int
+    group: str = ""
+    resource: str = ""
+    credential_id: str | None = None  # the token's `JTI=<jti>`, as kube-apiserver audits it
+    dry_run: bool = False
 
 
 class InMemoryCluster:
@@ -57,6 +65,8 @@ class InMemoryCluster:
         self._versions = itertools.count(1)
         self._auth_cache: dict[str, tuple[User, datetime]] = {}
         self._watchers: list[WatchCallback] = []
+        for obj in reviews.bootstrap_policy():  # kube-apiserver's RBAC bootstrap policy
+            self.store_create(obj, "kube-apiserver")
 
     # --- clients -----------------------------------------------------------------------------
     def admin(self, field_manager: str = "kubectl") -> InMemoryClient:
@@ -80,7 +90,10 @@ class InMemoryCluster:
         if not self._bound_objects_exist(claims):
             self._auth_cache.pop(token, None)
             raise ApiError(401, "Unauthorized", "Unauthorized")
-        user = User.service_account(claims.namespace, claims.service_account)
+        user = replace(
+            User.service_account(claims.namespace, claims.service_account),
+            credential_id=f"JTI={claims.jti}",
+        )
         self._auth_cache[token] = (user, now)
         return user
 
@@ -115,7 +128,9 @@ class InMemoryCluster:
             if denial is not None:
                 raise ApiError(403, "Forbidden", denial)
 
-    def record(self, user: User, request: Request, kind: str, status: int) -> None:
+    def record(
+        self, user: User, request: Request, kind: str, status: int, *, dry_run: bool = False
+    ) -> None:
         self.requests.append(
             RequestRecord(
                 self.clock.now(),
@@ -126,6 +141,10 @@ class InMemoryCluster:
                 request.name,
                 request.subresource,
                 status,
+                request.group,
+                request.resource,
+                user.credential_id,
+                dry_run,
             )
         )
 
@@ -279,10 +298,13 @@ class InMemoryClient:
         who = self._user.name if self._user else "<token>"
         return f"InMemoryClient({self._cluster.name}, {who})"
 
-    def _call(self, request: Request, kind: str, action: Callable[[], _T]) -> _T:
+    def _who(self) -> User:
         if self.gate is not None:
             self.gate()
-        user = self._user or self._cluster.authenticate(self._token or "")
+        return self._user or self._cluster.authenticate(self._token or "")
+
+    def _call(self, request: Request, kind: str, action: Callable[[], _T]) -> _T:
+        user = self._who()
         try:
             self._cluster.authorize(user, request)
             result = action()
@@ -379,8 +401,24 @@ class InMemoryClient:
             ),
         )
 
+    # --- what the credential may do (the ProbeAPI of core/api.py; simulators/memory/attempts.py)
+    def discover(self) -> builtins.list[ServedResource]:
+        return attempts.discover(self._cluster, self._who())
+
+    def attempt(self, requests: Sequence[RawRequest]) -> builtins.list[Answer]:
+        return attempts.attempt_all(self._cluster, self._who, requests)
+
+    def review_rules(self, namespace: str) -> RulesReview:
+        return attempts.review_rules(self._cluster, self._who(), namespace)
+
+    def review_access(self, request: RawRequest) -> bool:
+        return attempts.review_access(self._cluster, self._who(), request)
+
 
 def _validate_name(kind: str, name: str) -> None:
+    path_segment = name and name not in (".", "..") and not set(name) & {"/", "%"}
+    if kind in _PATH_SEGMENT_NAMES and path_segment:  # RBAC names such as "system:basic-user"
+        return
     pattern, limit = (_LABEL, 63) if kind == "Namespace" else (_NAME, 253)
     if not name or len(name) > limit or not pattern.match(name):
         raise ApiError(

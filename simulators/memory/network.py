@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.api import ClusterAPI, Unreachable
-from simulators.memory.cluster import InMemoryCluster
+from core.api import Unreachable
+from simulators.memory.cluster import InMemoryClient, InMemoryCluster
 from simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
 
 
@@ -17,7 +17,7 @@ class SimNetwork:
         if address in self.cut:
             raise Unreachable(address)
 
-    def connect_cluster(self, server: str, token: str, field_manager: str) -> ClusterAPI:
+    def connect_cluster(self, server: str, token: str, field_manager: str) -> InMemoryClient:
         cluster = self.clusters.get(server.rstrip("/"))
         if cluster is None:
             raise Unreachable(server)

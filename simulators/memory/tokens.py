@@ -19,6 +19,7 @@ class TokenClaims:
     service_account_uid: str
     secret: tuple[str, str] | None  # (name, uid) of the object the token is bound to
     expires_at: datetime
+    jti: str = ""  # the token's own id; set by the issuer
 
 
 class TokenIssuer:
@@ -40,7 +41,7 @@ class TokenIssuer:
             "iat": int(now.timestamp()),
             "nbf": int(now.timestamp()),
             "exp": int(claims.expires_at.timestamp()),
-            "jti": secrets.token_hex(8),
+            "jti": claims.jti or secrets.token_hex(8),
             "kubernetes.io": k8s,
         }
         return jwt.encode(payload, self._key, algorithm="HS256")
@@ -67,4 +68,5 @@ class TokenIssuer:
             service_account_uid=k8s["serviceaccount"]["uid"],
             secret=(secret["name"], secret["uid"]) if secret else None,
             expires_at=datetime.fromtimestamp(payload["exp"], tz=now.tzinfo),
+            jti=str(payload.get("jti", "")),
         )

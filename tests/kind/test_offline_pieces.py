@@ -10,6 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+import yaml
+
+from fixtures.kind import audit
 from fixtures.kind.cluster import KindCluster
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
 from fixtures.provision.engine import WRAPPER
@@ -81,10 +85,13 @@ class _ToolchainWithKind:
         return Path("/nonexistent") / artifact
 
 
+AUDIT_DIR = Path("/somewhere/audit")
+
+
 def _config(upstream_node: bool) -> dict[str, Any]:
     toolchain = cast(Toolchain, _ToolchainWithKind())
     cluster = KindCluster("c", "node:image", toolchain, upstream_node=upstream_node)
-    return cluster._kind_config()
+    return cluster._kind_config(AUDIT_DIR)
 
 
 def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
@@ -96,5 +103,18 @@ def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
 def test_kinds_own_node_image_keeps_kindnetd_and_kubeadms_defaults() -> None:
     config = _config(upstream_node=True)
     assert "networking" not in config
-    assert "kubeadmConfigPatches" not in config
-    assert config["nodes"] == [{"role": "control-plane"}]
+    assert config["kubeadmConfigPatches"] == [audit.kubeadm_patch()]
+    assert [node["role"] for node in config["nodes"]] == ["control-plane"]
+
+
+@pytest.mark.parametrize("upstream_node", [False, True])
+def test_both_node_images_keep_an_audit_log_on_this_machine(upstream_node: bool) -> None:
+    config = _config(upstream_node)
+    mount = {"hostPath": str(AUDIT_DIR), "containerPath": audit.NODE_DIR}
+    assert config["nodes"][0]["extraMounts"] == [mount]
+    patch = yaml.safe_load(config["kubeadmConfigPatches"][-1])
+    flags = patch["apiServer"]["extraArgs"]
+    assert flags["audit-policy-file"] == f"{audit.NODE_DIR}/{audit.POLICY}"
+    assert flags["audit-log-path"] == f"{audit.NODE_DIR}/{audit.LOG}"
+    volume = patch["apiServer"]["extraVolumes"][0]
+    assert volume["hostPath"] == volume["mountPath"] == audit.NODE_DIR
