@@ -81,12 +81,15 @@ class InMemoryCluster:
     # --- authentication and authorization -----------------------------------------------------
     def authenticate(self, token: str) -> User:
         now = self.clock.now()
-        claims = self.issuer.verify(token, now)
-        if claims is None:
-            raise ApiError(401, "Unauthorized", "Unauthorized")
+        # Like kube-apiserver's token cache, a recent success is answered from the cache, even
+        # for a token that expired or lost its Secret since: the page's "within the cache window".
         cached = self._auth_cache.get(token)
         if cached is not None and now - cached[1] < AUTH_CACHE_TTL:
             return cached[0]
+        claims = self.issuer.verify(token, now)
+        if claims is None:
+            self._auth_cache.pop(token, None)
+            raise ApiError(401, "Unauthorized", "Unauthorized")
         if not self._bound_objects_exist(claims):
             self._auth_cache.pop(token, None)
             raise ApiError(401, "Unauthorized", "Unauthorized")
