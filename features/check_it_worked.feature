@@ -120,6 +120,7 @@ Feature: Check that it worked
       Then the wait fails and says to check the agent pod logs on the target cluster
       And the failure shows the agent's log lines, which say why it could not report
       And the failure shows no token
+      And the agent pod logs of "cluster-1" on the target cluster show no token
 
     Scenario: The agent pod logs that people are sent to never show the agent's token
       Given I have created the Target "cluster-1" in namespace "test"

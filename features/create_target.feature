@@ -96,6 +96,7 @@ Feature: What happens when you create a Target
       Then "cluster-1" is bound to the agent Release
       And solar-controller-manager mints a token for "cluster-9" into a Secret
       And "cluster-9" is bound to no Release
+      And every ReleaseBinding in namespace "test" is for a Target of that namespace
 
     Scenario: The agent Release is bound to a new Target without further steps
       When I create the Target "cluster-1" in namespace "test"

@@ -49,6 +49,18 @@ Feature: The credential's scope
       And in "other" the list is only what every authenticated user may do
 
   @spec
+  Rule: Its own Target is the one in its own namespace, even where another namespace has a Target of the same name
+
+    Scenario: The token reaches nothing of a Target of the same name in another namespace
+      Given a Target of the same name, "cluster-1", in namespace "other" has its own credential
+      When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
+      Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
+        | verbs       | on                   | allowed                                        |
+        | get         | its own Target       | yes                                            |
+        | get, update | its own TargetReport | yes                                            |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+
+  @spec
   Rule: The token cannot give itself more than that
 
     Scenario: The token cannot act as anyone else

@@ -102,11 +102,23 @@ def report_arrives(landscape: Landscape, you: You, waiter: Waiter, target: str) 
         value = last_report_time(landscape, namespace, target)
         return value is not None, {"lastReportTime": value}
 
-    waiter.until(
+    seen = waiter.until(
         f"lastReportTime of {target}",
         probe,
         kind="report",
         details=lambda: _logs(landscape, namespace, target),
+    )
+    _not_in_the_future(landscape, waiter, target, str(seen["lastReportTime"]))
+
+
+def _not_in_the_future(landscape: Landscape, waiter: Waiter, target: str, value: str) -> None:
+    """A lastReportTime is when a report was made: never later than now (by the SolAr side's
+    clock, within the margin allowed between two machines' clocks)."""
+    now = landscape.clock.now()
+    margin = timedelta(seconds=waiter.timeout("margin"))
+    assert parse_utc(value) <= now + margin, (
+        f"lastReportTime of {target} is {value}, later than now ({now:%Y-%m-%dT%H:%M:%SZ}): "
+        "not the time of a report"
     )
 
 
@@ -127,12 +139,13 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
         return later, {"before": before, "now": now}
 
     interval = landscape.contract.report_interval_seconds
-    waiter.until(
+    seen = waiter.until(
         f"lastReportTime of {target} advances within one report interval ({interval}s)",
         probe,
         timeout=interval + waiter.timeout("margin"),
         details=lambda: _logs(landscape, namespace, target),
     )
+    _not_in_the_future(landscape, waiter, target, str(seen["now"]))
 
 
 @then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))

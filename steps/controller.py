@@ -465,3 +465,21 @@ def not_bound_to_release(
 def bound_to_nothing(landscape: Landscape, you: You, target: str) -> None:
     releases = bound_releases(landscape, you.namespace_of(target), target)
     assert releases == [], f"{target} is bound to {releases}"
+
+
+@then(
+    parsers.parse(
+        'every ReleaseBinding in namespace "{namespace}" is for a Target of that namespace'
+    )
+)
+def bindings_stay_in_namespace(landscape: Landscape, names: Names, namespace: str) -> None:
+    """A ReleaseBinding names its Target by name within its own namespace: one that names a Target
+    the namespace does not hold binds a Target of another namespace, or none."""
+    ns = names.namespace(namespace)
+    targets = {t["metadata"]["name"] for t in landscape.solar.list("Target", ns)}
+    stray = sorted(
+        f"{b['metadata']['name']} -> {b.get('spec', {}).get('targetRef', {}).get('name')}"
+        for b in landscape.solar.list("ReleaseBinding", ns)
+        if b.get("spec", {}).get("targetRef", {}).get("name") not in targets
+    )
+    assert stray == [], f"ReleaseBindings of {ns} for Targets it does not hold: {stray}"

@@ -97,6 +97,32 @@ def i_create_targets(
         create_target(you, namespace, target, creation_annotations)
 
 
+@given(
+    parsers.parse(
+        'a Target of the same name, "{target}", in namespace "{namespace}" has its own credential'
+    )
+)
+def namesake_target(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, namespace: str
+) -> None:
+    """A second Target named like one of the scenario's, in another namespace. It is kept out of
+    `you.namespaces` (which knows a Target by its name): the scenario's steps keep meaning the
+    first one, and the scope check tries the token on this one as "other ns: own name"."""
+    ns = you.names.namespace(namespace)
+    assert you.namespace_of(target) != ns, f"{target} already lives in {ns}"
+    you.solar.create(
+        new_object(
+            "Target", target, ns, spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}}
+        )
+    )
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, ns, target) or {}
+        return condition.get("reason") == "Issued", condition
+
+    waiter.until(f"AgentCredentialReady of {ns}/{target} is True/Issued", probe)
+
+
 @then(parsers.parse('the SolAr API has accepted the Target "{target}"'))
 def target_accepted(landscape: Landscape, you: You, target: str) -> None:
     obj = landscape.solar.get("Target", target, you.namespace_of(target))
