@@ -5,8 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
+MUTANTS_ARGS ?=
 
-.PHONY: features check lint typecheck unit report local kind tools kind-images clean
+.PHONY: features check lint typecheck unit mutants report local kind tools kind-images clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +31,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/ $(PYTEST_ARGS)
+
+## The feature files on sim against every mutant of the catalogue (docs/mutants.md): a score,
+## non-zero unless every mutant is killed except the documented equivalents.
+mutants: $(STAMP)
+	$(BIN)/python -m mutants $(MUTANTS_ARGS)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim

@@ -14,4 +14,5 @@ pytest_plugins = [
     "steps.scope",
     "steps.registry",
     "steps.faults",
+    "mutants.plugin",
 ]

@@ -1,0 +1,22 @@
+"""The catalogue: every mutant, by id, with the scenarios expected to kill it (docs/mutants.md)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mutants.catalogue import controller, landscape, renderer
+from mutants.catalogue.killers import KILLERS
+from mutants.model import CATALOGUE, Mutant
+
+del controller, landscape, renderer  # imported for the mutants they register
+
+
+def all_mutants() -> list[Mutant]:
+    return [replace(m, killers=KILLERS.get(m.id, ())) for m in CATALOGUE]
+
+
+def find(mutant_id: str) -> Mutant:
+    for found in all_mutants():
+        if found.id == mutant_id:
+            return found
+    raise KeyError(mutant_id)

@@ -1,0 +1,600 @@
+"""Broken solar-renderers (simulators/reference/renderer.py), Profile controllers
+(simulators/reference/bindings.py) and agents (simulators/reference/agent.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from datetime import timedelta
+from typing import Any
+
+from mutants.model import Patch, Wrapped, mutant
+
+R = "simulators.reference.renderer:Renderer"
+P = "simulators.reference.bindings:ProfileController"
+A = "simulators.reference.agent:Agent"
+
+
+# --- the agent release ---------------------------------------------------------------------------
+@mutant(
+    "renderer-sibling-token",
+    ("table-renderer", "table-agent"),
+    "the agent release carries the token of another Target of the namespace when there is one",
+    f"{R}._token_of",
+)
+def _sibling_token(original: Any) -> Any:
+    def token_of(self: Any, target: Any) -> str | None:
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        for other in self.solar.list("Target", namespace):
+            if other["metadata"]["name"] != name:
+                token = original(self, other)
+                if token is not None:
+                    return str(token)
+        token = original(self, target)
+        return None if token is None else str(token)
+
+    return token_of
+
+
+@mutant(
+    "renderer-mints-own-token",
+    ("table-renderer", "table-agent"),
+    "the renderer mints a token of its own for the agent instead of using the Secret's",
+    f"{R}._token_of",
+)
+def _own_token(original: Any) -> Any:
+    minted: dict[str, str] = {}
+
+    def token_of(self: Any, target: Any) -> str | None:
+        if original(self, target) is None:
+            return None
+        meta = target["metadata"]
+        if meta["uid"] not in minted:
+            account = f"solar-agent-{meta['name']}"
+            issued = self.solar.create_token(meta["namespace"], account, expiration_seconds=3600)
+            minted[meta["uid"]] = issued.token
+        return minted[meta["uid"]]
+
+    return token_of
+
+
+@mutant(
+    "renderer-first-token-forever",
+    ("runbook", "table-renderer"),
+    "the renderer keeps rendering the first token it saw for a Target",
+    f"{R}._token_of",
+)
+def _first_token(original: Any) -> Any:
+    seen: dict[str, str] = {}
+
+    def token_of(self: Any, target: Any) -> str | None:
+        token: str | None = original(self, target)
+        uid = str(target["metadata"]["uid"])
+        if token is not None:
+            seen.setdefault(uid, token)
+        return seen.get(uid, token)
+
+    return token_of
+
+
+def _kubeconfig(change: Any) -> Any:
+    """A change of the token kubeconfig the renderer writes into the agent release."""
+
+    def replace(original: Any) -> Any:
+        def chart_for(self: Any, release: Any, target: Any) -> Any:
+            from core import yamlio
+            from core.credentials import TokenKubeconfig
+
+            chart = original(self, release, target)
+            if chart is None or "secret.yaml" not in chart.templates:
+                return chart
+            secret = yamlio.load(chart.templates["secret.yaml"])
+            data = secret["stringData"]
+            key = self.contract.agent_kubeconfig_key
+            data[key] = change(TokenKubeconfig.parse(data[key])).render()
+            chart.templates["secret.yaml"] = yamlio.dump(secret)
+            return chart
+
+        return chart_for
+
+    return replace
+
+
+mutant(
+    "renderer-wrong-server",
+    "table-renderer",
+    "the agent's kubeconfig points at the API server's in-cluster name, not the configured URL",
+    f"{R}._chart_for",
+)(_kubeconfig(lambda k: dataclasses.replace(k, server="https://kubernetes.default.svc")))
+mutant(
+    "renderer-skips-verification",
+    "table-renderer",
+    "the agent's kubeconfig skips verifying the SolAr API server's certificate",
+    f"{R}._chart_for",
+)(_kubeconfig(lambda k: dataclasses.replace(k, ca_pem="", insecure=True)))
+mutant(
+    "renderer-no-ca",
+    "table-renderer",
+    "the agent's kubeconfig does not carry the SolAr API server's certificate authority",
+    f"{R}._chart_for",
+)(_kubeconfig(lambda k: dataclasses.replace(k, ca_pem="")))
+
+
+@mutant(
+    "renderer-slow-agent",
+    "report-advances",
+    "the agent release runs the agent with a report interval of 60 s, not the profile's",
+    f"{R}._agent_templates",
+)
+def _slow_agent(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> Any:
+        interval = self.config.agent_interval_seconds
+        self.config.agent_interval_seconds = 60
+        try:
+            return original(self, release, target, kubeconfig)
+        finally:
+            self.config.agent_interval_seconds = interval
+
+    return agent_templates
+
+
+@mutant(
+    "renderer-one-agent-chart-per-namespace",
+    ("intro-own-agent", "regcred-weakness"),
+    "all Targets of a namespace share one agent chart, holding the last rendered Target's agent",
+    f"{R}._chart_for",
+    also=(
+        Patch(
+            f"{R}._agent_chart_name", lambda original: lambda release, target: f"release-{release}"
+        ),
+    ),
+)
+def _shared_chart(original: Any) -> Any:
+    from core.oci import Chart
+
+    def chart_for(self: Any, release: Any, target: Any) -> Any:
+        chart = original(self, release, target)
+        agent = f"release-{release['metadata']['name']}-{target['metadata']['name']}"
+        if chart is None or chart.name != agent:
+            return chart
+        return Chart(f"release-{release['metadata']['name']}", chart.version, chart.templates)
+
+    return chart_for
+
+
+@mutant(
+    "renderer-agent-chart-outside-namespace",
+    ("regcred-weakness", "table-flux"),
+    "the agent release is pushed to agents/<namespace>/..., outside the namespace's repositories",
+    f"{R}._push",
+)
+def _outside(original: Any) -> Any:
+    def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
+        if chart.name.startswith("bootstrap-") or not chart.name.startswith("release-solar-agent"):
+            return str(original(self, client, namespace, chart))
+        return str(original(self, client, f"agents/{namespace}", chart))
+
+    return push
+
+
+# --- the bootstrap chart -------------------------------------------------------------------------
+@mutant(
+    "renderer-bootstrap-wrong-path",
+    ("url-form", "point-once"),
+    "the bootstrap chart is pushed to <namespace>/<target>/bootstrap, not <namespace>/bootstrap-<target>",
+    f"{R}._push",
+)
+def _wrong_path(original: Any) -> Any:
+    from core.oci import Chart
+
+    def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
+        if chart.name.startswith("bootstrap-"):
+            target = chart.name.removeprefix("bootstrap-")
+            moved = Chart("bootstrap", chart.version, chart.templates, chart.values)
+            return str(original(self, client, f"{namespace}/{target}", moved))
+        return str(original(self, client, namespace, chart))
+
+    return push
+
+
+@mutant(
+    "renderer-bootstrap-non-semver",
+    ("page-yaml", "page-objects", "replace-values"),
+    "every chart is tagged latest, which the page's semver range never matches",
+    "simulators.reference.renderer:_next_version",
+)
+def _latest(original: Any) -> Any:
+    return lambda tags: "latest"
+
+
+@mutant(
+    "renderer-fixed-registry-host",
+    ("replace-values", "table-flux"),
+    "the bootstrap chart's sources name a fixed registry host, not the Registry's hostname",
+    f"{R}._bootstrap_chart",
+)
+def _fixed_host(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        moved = {**registry, "spec": {**registry["spec"], "hostname": "registry.solar.example"}}
+        return original(self, target, namespace, moved, releases)
+
+    return bootstrap_chart
+
+
+@mutant(
+    "renderer-bootstrap-without-pull-secret",
+    ("table-flux", "page-objects"),
+    "the bootstrap chart's sources carry no secretRef, so Flux pulls the releases anonymously",
+    f"{R}._bootstrap_chart",
+)
+def _no_secret_ref(original: Any) -> Any:
+    from core import yamlio
+
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        chart = original(self, target, namespace, registry, releases)
+        for name, text in list(chart.templates.items()):
+            docs = [d for d in yamlio.load_all(text) if d]
+            for doc in docs:
+                doc.get("spec", {}).pop("secretRef", None)
+            chart.templates[name] = "---\n".join(yamlio.dump(d) for d in docs)
+        return chart
+
+    return bootstrap_chart
+
+
+@mutant(
+    "renderer-agent-only",
+    ("table-flux", "on-its-own"),
+    "the bootstrap chart carries only the agent release, not the other bound Releases",
+    f"{R}._bootstrap_chart",
+)
+def _agent_only(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        agent = [r for r in releases if r.chart.startswith(f"release-{r.release}-")]
+        return original(self, target, namespace, registry, agent or releases)
+
+    return bootstrap_chart
+
+
+@mutant(
+    "renderer-misses-new-bindings",
+    "on-its-own-promptly",
+    "a new ReleaseBinding of an existing Release does not trigger a new render",
+    f"{R}._inputs_of",
+)
+def _blind_to_bindings(original: Any) -> Any:
+    def inputs_of(self: Any, target: Any, registry: Any) -> Any:
+        inputs = original(self, target, registry)
+        versions = tuple(v for v in inputs[-1] if v[0] != "ReleaseBinding")
+        return (*inputs[:-1], versions)
+
+    return inputs_of
+
+
+@mutant(
+    "renderer-renders-before-token",
+    "on-its-own-promptly",
+    "the renderer pushes a bootstrap chart without the agent while the token is still to come",
+    f"{R}._credential_pending",
+)
+def _eager(original: Any) -> Any:
+    return lambda self, release, target: False
+
+
+@mutant(
+    "renderer-applies-on-target",
+    "no-reach",
+    "SolAr reaches into the target cluster: the renderer applies the Flux objects there itself",
+    f"{R}.render_target",
+    also=(
+        Patch(
+            "simulators.memory.kubelet:SimKubelet.reconcile_all",
+            lambda original: _remember_target(original),
+        ),
+    ),
+)
+def _reaches_in(original: Any) -> Any:
+    from core.api import ApiError, new_object
+
+    def render_target(self: Any, target: Any) -> None:
+        original(self, target)
+        client = _TARGET_CLUSTER.get("client")
+        status = target.get("status", {})
+        if client is None or not status.get("bootstrapVersion"):
+            return
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        for obj in (
+            new_object("Namespace", namespace),
+            new_object(
+                "OCIRepository",
+                f"bootstrap-{name}",
+                namespace,
+                spec={
+                    "interval": "5m0s",
+                    "url": f"oci://pushed-by-solar/{namespace}/bootstrap-{name}",
+                },
+            ),
+        ):
+            with contextlib.suppress(ApiError):
+                client.create(obj)
+
+    return render_target
+
+
+_TARGET_CLUSTER: dict[str, Any] = {}
+
+
+def _remember_target(original: Any) -> Any:
+    def reconcile_all(self: Any) -> float:
+        _TARGET_CLUSTER["client"] = self.target
+        return float(original(self))
+
+    return reconcile_all
+
+
+# --- the Profile controller ----------------------------------------------------------------------
+@mutant(
+    "profile-binds-other-namespaces",
+    ("table-operator", "setup-page"),
+    "a Profile also binds the Targets of every other namespace",
+    f"{P}.reconcile",
+)
+def _all_namespaces(original: Any) -> Any:
+    def reconcile(self: Any, profile: Any) -> None:
+        real = self.solar
+
+        def list_(kind: str, namespace: str | None = None, labels: Any = None) -> Any:
+            return real.list(kind, None if kind == "Target" else namespace, labels)
+
+        self.solar = Wrapped(real, list=list_)
+        try:
+            original(self, profile)
+        finally:
+            self.solar = real
+
+    return reconcile
+
+
+@mutant(
+    "profile-empty-selector-matches-nothing",
+    ("empty-selector", "bound-without-steps", "intro-setup-once"),
+    "an empty targetSelector matches no Target",
+    "simulators.reference.bindings:selector_matches",
+    rebind=("simulators.reference.renderer",),
+)
+def _empty_matches_nothing(original: Any) -> Any:
+    def selector_matches(selector: Any, labels: Any) -> bool:
+        return bool(selector) and bool(original(selector, labels))
+
+    return selector_matches
+
+
+@mutant(
+    "profile-ignores-selector",
+    "setup-page",
+    "a Profile binds every Target of its namespace, whatever its targetSelector says",
+    "simulators.reference.bindings:selector_matches",
+    rebind=("simulators.reference.renderer",),
+)
+def _ignores_selector(original: Any) -> Any:
+    return lambda selector, labels: selector is not None
+
+
+@mutant(
+    "profile-binds-first-target-only",
+    ("intro-setup-once", "empty-selector"),
+    "a Profile binds only the first Target it matches",
+    f"{P}.reconcile",
+)
+def _first_only(original: Any) -> Any:
+    def reconcile(self: Any, profile: Any) -> None:
+        real = self.solar
+
+        def list_(kind: str, namespace: str | None = None, labels: Any = None) -> Any:
+            found = real.list(kind, namespace, labels)
+            if kind != "Target":
+                return found
+            return sorted(found, key=lambda t: str(t["metadata"]["creationTimestamp"]))[:1]
+
+        self.solar = Wrapped(real, list=list_)
+        try:
+            original(self, profile)
+        finally:
+            self.solar = real
+
+    return reconcile
+
+
+@mutant(
+    "profile-status-not-counted",
+    "setup-page",
+    "a Profile's status.matchedTargets is never written",
+    f"{P}.reconcile",
+)
+def _no_status(original: Any) -> Any:
+    def reconcile(self: Any, profile: Any) -> None:
+        real = self.solar
+        self.solar = Wrapped(real, update_status=lambda obj: obj)
+        try:
+            original(self, profile)
+        finally:
+            self.solar = real
+
+    return reconcile
+
+
+@mutant(
+    "solar-apiserver-url-read-once",
+    "setup-page",
+    "setting controller.agent.apiserverURL later reaches the renderer but not the controller",
+    "simulators.reference.solar:ReferenceSolar.configure_apiserver_url",
+)
+def _read_once(original: Any) -> Any:
+    def configure(self: Any, url: str | None) -> None:
+        before = self.controller.config.apiserver_url
+        original(self, url)
+        if before is None:
+            self.controller.config.apiserver_url = None
+
+    return configure
+
+
+# --- the agent -----------------------------------------------------------------------------------
+@mutant(
+    "agent-silent",
+    ("table-agent", "report-after-install", "report-advances"),
+    "the agent logs a report but writes nothing",
+    f"{A}.report",
+)
+def _silent(original: Any) -> Any:
+    return lambda self, solar: self.log("reported (but wrote nothing)")
+
+
+@mutant(
+    "agent-reports-once",
+    "report-advances",
+    "the agent reports once and never again",
+    f"{A}.report",
+)
+def _once(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        if not self.__dict__.get("mutant_reported"):
+            self.__dict__["mutant_reported"] = True
+            original(self, solar)
+
+    return report
+
+
+@mutant(
+    "agent-clock-an-hour-ahead",
+    "report-advances",
+    "the agent's clock runs an hour ahead: every lastReportTime is an hour in the future",
+    f"{A}.report",
+)
+def _ahead(original: Any) -> Any:
+    from core.clock import SkewedClock
+
+    def report(self: Any, solar: Any) -> None:
+        clock = self.clock
+        skewed = SkewedClock(clock)
+        skewed.offset = timedelta(hours=1)
+        self.clock = skewed
+        try:
+            original(self, solar)
+        finally:
+            self.clock = clock
+
+    return report
+
+
+@mutant(
+    "agent-writes-status",
+    ("table-agent", "report-after-install"),
+    "the agent writes its report through the status subresource, which its Role does not grant",
+    f"{A}.report",
+)
+def _status_writer(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        original(self, Wrapped(solar, update=solar.update_status))
+
+    return report
+
+
+@mutant(
+    "agent-logs-token",
+    "report-stays-empty-harness",
+    "the agent logs its token when it starts reporting",
+    f"{A}.report",
+)
+def _logs_token(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        from core.credentials import TokenKubeconfig
+
+        token = TokenKubeconfig.parse(self.read_kubeconfig()).token
+        self.log(f"using token {token}")
+        original(self, solar)
+
+    return report
+
+
+@mutant(
+    "agent-logs-token-on-failure",
+    "report-stays-empty-harness",
+    "when a report fails, the agent logs the token it tried",
+    f"{A}.tick",
+)
+def _logs_token_on_failure(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        log = self.log
+        failed: list[str] = []
+
+        def logging(line: str) -> None:
+            if "failed" in line:
+                failed.append(line)
+            log(line)
+
+        self.log = logging
+        try:
+            delay = float(original(self))
+        finally:
+            self.log = log
+        if failed:
+            from core.credentials import TokenKubeconfig
+
+            token = TokenKubeconfig.parse(self.read_kubeconfig()).token
+            log(f"retrying with token {token}")
+        return delay
+
+    return tick
+
+
+@mutant(
+    "agent-swallows-errors",
+    "report-stays-empty",
+    "the agent logs nothing when a report fails",
+    f"{A}.tick",
+)
+def _swallows(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        log = self.log
+        self.log = lambda line: None if "failed" in line else log(line)
+        try:
+            return float(original(self))
+        finally:
+            self.log = log
+
+    return tick
+
+
+@mutant(
+    "agent-caches-kubeconfig",
+    "runbook",
+    "the agent reads its kubeconfig once and keeps the first token",
+    f"{A}.tick",
+    equivalent=(
+        "the agent release's pod template carries a checksum of the kubeconfig, so every new "
+        "token restarts the agent, which then reads the new kubeconfig: a caching agent "
+        "behaves exactly like the reference one with this renderer"
+    ),
+)
+def _caches(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        read = self.read_kubeconfig
+        if "mutant_kubeconfig" not in self.__dict__:
+            try:
+                self.__dict__["mutant_kubeconfig"] = read()
+            except OSError:
+                return float(original(self))
+        self.read_kubeconfig = lambda: self.__dict__["mutant_kubeconfig"]
+        try:
+            return float(original(self))
+        finally:
+            self.read_kubeconfig = read
+
+    return tick

@@ -1,0 +1,125 @@
+"""Run the feature files on sim against every mutant of the catalogue and score the suite.
+
+Each mutant is one `pytest features/ -x` process with `--solar-mutant=ID` (the plugin patches the
+seams and runs the mutant's likely killers first); the unmutated suite runs too, and must pass.
+A mutant is killed when a scenario fails, survives when every scenario passes, and is an error
+when the run could not judge it (the seam is gone, pytest could not start, the time ran out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from mutants.model import Mutant
+from mutants.plugin import RESULT_ENV
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = ("features/",)
+KILLED, SURVIVED, EQUIVALENT, ERROR = "killed", "survived", "equivalent", "error"
+PASSED = "passed"  # the unmutated suite
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mutant: Mutant | None  # None: the unmutated suite
+    verdict: str
+    killer: str  # the scenario that failed first, or what went wrong
+    seconds: float
+
+    @property
+    def name(self) -> str:
+        return self.mutant.id if self.mutant else "(no mutant)"
+
+    @property
+    def expected(self) -> bool:
+        """What the catalogue promises: killed, or surviving as a documented equivalent."""
+        if self.mutant is None:
+            return self.verdict == PASSED
+        wanted = EQUIVALENT if self.mutant.equivalent else KILLED
+        return self.verdict == wanted
+
+
+def run_one(
+    mutant: Mutant | None, *, selection: Sequence[str] = FEATURES, timeout: float = 300.0
+) -> Outcome:
+    """One pytest run on sim, stopping at the first failing scenario."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="solar-mutant-") as scratch:
+        result = Path(scratch) / "result.json"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *selection,
+            "-x",
+            "-q",
+            "-p",
+            "no:hypothesispytest",  # the scenarios use no Hypothesis; its plugin costs a second
+            f"--solar-artifacts={Path(scratch) / 'artifacts'}",
+        ]
+        env = {**os.environ, RESULT_ENV: str(result)}
+        env.pop("SOLAR_MUTANT", None)
+        if mutant is not None:
+            command.append(f"--solar-mutant={mutant.id}")
+        try:
+            done = subprocess.run(
+                command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            return Outcome(mutant, ERROR, f"no verdict within {timeout:g} s", _since(started))
+        seconds = _since(started)
+        found = json.loads(result.read_text()) if result.is_file() else None
+    return Outcome(mutant, *_verdict(mutant, done, found), seconds)
+
+
+def _since(started: float) -> float:
+    return time.monotonic() - started
+
+
+def _verdict(
+    mutant: Mutant | None, done: subprocess.CompletedProcess[str], found: dict[str, object] | None
+) -> tuple[str, str]:
+    failed = list(found.get("failed") or []) if found else []  # type: ignore[call-overload]
+    if done.returncode == 0:
+        if mutant is None:
+            return PASSED, ""
+        return (EQUIVALENT if mutant.equivalent else SURVIVED), ""
+    if done.returncode == 1 and failed:
+        first = failed[0]
+        where = "" if first.get("when") == "call" else f" ({first.get('when')})"
+        return (KILLED if mutant is not None else ERROR), f"{first.get('scenario')}{where}"
+    lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    return ERROR, f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"
+
+
+def run_all(
+    mutants: Iterable[Mutant],
+    *,
+    jobs: int = 2,
+    timeout: float = 300.0,
+    progress: Callable[[Outcome], None] = lambda outcome: None,
+) -> list[Outcome]:
+    """The unmutated suite and every mutant, `jobs` at a time; the longest runs (the unmutated
+    suite and the equivalents, which run every scenario) start first."""
+    chosen = list(mutants)
+    longest_first = sorted(chosen, key=lambda m: m.equivalent is None)
+    order: list[Mutant | None] = [None, *longest_first]
+
+    def one(mutant: Mutant | None) -> Outcome:
+        outcome = run_one(mutant, timeout=timeout)
+        progress(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        outcomes = list(pool.map(one, order))
+    rank = {id(m): i for i, m in enumerate(chosen)}
+    return sorted(outcomes, key=lambda o: -1 if o.mutant is None else rank[id(o.mutant)])

@@ -1,0 +1,114 @@
+"""The mutation catalogue: it covers every entry of the index, each mutant applies where it says,
+a handful of mutants are killed by the scenarios that should kill them, and the same scenarios
+pass without a mutant. The whole catalogue runs with `make mutants` (docs/mutants.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pytest_bdd.feature import get_features
+
+from mutants.catalogue import all_mutants, find
+from mutants.model import Mutant, Patch, SeamMissing
+from mutants.run import KILLED, PASSED, run_one
+
+ROOT = Path(__file__).resolve().parent.parent
+INDEX = ROOT / "features" / "traceability.yaml"
+
+
+@pytest.fixture(scope="module")
+def entries() -> list[dict[str, Any]]:
+    return list(yaml.safe_load(INDEX.read_text())["entries"])
+
+
+@pytest.fixture(scope="module")
+def scenario_names() -> set[str]:
+    features = get_features([str(p) for p in sorted((ROOT / "features").glob("*.feature"))])
+    return {name for feature in features for name in feature.scenarios}
+
+
+def test_every_entry_that_states_or_defines_a_behaviour_has_a_mutant(
+    entries: list[dict[str, Any]],
+) -> None:
+    broken = {row for mutant in all_mutants() for row in mutant.rows}
+    behaviours = [e["id"] for e in entries if e["kind"] in ("statement", "definition")]
+    missing = [entry for entry in behaviours if entry not in broken]
+    assert missing == [], f"entries of the index that no mutant breaks: {missing}"
+
+
+def test_every_mutant_breaks_entries_that_exist(entries: list[dict[str, Any]]) -> None:
+    known = {e["id"] for e in entries if e["kind"] != "informative"}
+    unknown = {m.id: [r for r in m.rows if r not in known] for m in all_mutants()}
+    assert {k: v for k, v in unknown.items() if v} == {}, "mutants naming unknown entries"
+
+
+def test_the_catalogue_is_large_unique_and_described(scenario_names: set[str]) -> None:
+    mutants = all_mutants()
+    ids = [m.id for m in mutants]
+    assert len(mutants) >= 60, f"only {len(mutants)} mutants"
+    assert len(ids) == len(set(ids)), f"duplicate ids: {sorted(i for i in ids if ids.count(i) > 1)}"
+    for mutant in mutants:
+        assert mutant.rows and mutant.description, mutant.id
+        assert "\n" not in mutant.description, f"{mutant.id}: one line, please"
+        assert mutant.killers, f"{mutant.id} names no scenario to run first"
+        unknown = [k for k in mutant.killers if k not in scenario_names]
+        assert unknown == [], f"{mutant.id} names scenarios that do not exist: {unknown}"
+        if mutant.equivalent is not None:
+            assert len(mutant.equivalent) > 40, f"{mutant.id}: say why it is equivalent"
+
+
+@pytest.mark.parametrize("mutant", all_mutants(), ids=lambda m: m.id)
+def test_each_mutant_applies_at_its_seams_and_undoes_cleanly(mutant: Mutant) -> None:
+    """A seam that moved or vanished (a refactoring of the sim, say) fails here, by name."""
+    patcher = pytest.MonkeyPatch()
+    try:
+        mutant.apply(patcher)
+    finally:
+        patcher.undo()
+
+
+def test_a_seam_that_is_gone_is_named() -> None:
+    with pytest.raises(SeamMissing, match=r"core\.rbac:no_such_function"):
+        Patch("core.rbac:no_such_function", lambda original: original).apply(pytest.MonkeyPatch())
+
+
+def test_an_unknown_mutant_is_one_clear_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "features/", "--solar-mutant=no-such-mutant"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "--solar-mutant=no-such-mutant: no such mutant" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# (mutant, the scenarios that must kill it): one per kind of blind spot the catalogue aims at.
+HANDFUL = {
+    "rbac-ignores-serviceaccount-namespace": ("features/credential_scope.feature", "same_name"),
+    "controller-role-any-targetreport": ("features/credential_scope.feature", "exactly"),
+    "policy-anonymous-read": ("features/registry_isolation.feature", "pull_who"),
+    "agent-clock-an-hour-ahead": ("features/check_it_worked.feature", "advances_with_every"),
+    "profile-binds-other-namespaces": ("features/create_target.feature", "only_matches"),
+}
+
+
+def test_a_handful_of_mutants_are_killed_and_the_same_scenarios_pass_without_one() -> None:
+    files = sorted({path for path, _ in HANDFUL.values()})
+    everything = [*files, "-k", " or ".join(k for _, k in HANDFUL.values())]
+    runs: list[tuple[Mutant | None, list[str]]] = [(None, everything)]
+    runs += [(find(m), [path, "-k", k]) for m, (path, k) in HANDFUL.items()]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda run: run_one(run[0], selection=run[1]), runs))
+    baseline, *mutated = outcomes
+    assert baseline.verdict == PASSED, f"without a mutant: {baseline.verdict} {baseline.killer}"
+    not_killed = [f"{o.name}: {o.verdict} {o.killer}" for o in mutated if o.verdict != KILLED]
+    assert not_killed == [], f"mutants the scenarios should kill: {not_killed}"
