@@ -26,6 +26,7 @@ Feature: What happens when you create a Target
     Scenario: You create the Target
       When I create the Target "cluster-1" in namespace "test"
       Then the SolAr API has accepted the Target "cluster-1"
+      And once SolAr has acted on the Target "cluster-1", it still holds what I wrote
       And the Target "cluster-1" is the only object I have written
 
     Scenario: The operator creates one agent Release and one Profile with an empty selector, once per namespace

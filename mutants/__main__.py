@@ -25,6 +25,12 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
     parser.add_argument(
+        "--spec-only",
+        action="store_true",
+        help="run only the @spec scenarios: the mutants that survive are killed by @defined-here "
+        "scenarios alone (a report; exits non-zero only on errors)",
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="print the result table as Markdown too"
     )
     return parser.parse_args(argv)
@@ -82,6 +88,7 @@ def main(argv: list[str]) -> int:
         mutants,
         jobs=args.jobs,
         timeout=args.timeout,
+        marker="spec" if args.spec_only else None,
         progress=lambda o: print(f"  {_line(o)}", flush=True),
     )
     wall = time.monotonic() - started
@@ -100,6 +107,14 @@ def main(argv: list[str]) -> int:
         f"{counts['equivalent']} equivalent, {counts[ERROR]} errors; "
         f"{wall:.0f} s wall with {args.jobs} processes"
     )
+    if args.spec_only:
+        alone = [
+            o.name for o in outcomes if o.mutant and not o.mutant.equivalent and o.verdict != KILLED
+        ]
+        print(
+            f"killed only by @defined-here scenarios ({len(alone)}): {', '.join(alone) or 'none'}"
+        )
+        return 1 if counts[ERROR] or not outcomes[0].expected else 0
     for outcome in wrong:
         print(f"NOT AS CATALOGUED: {_line(outcome)}")
     return 1 if wrong else 0

@@ -49,7 +49,11 @@ class Outcome:
 
 
 def run_one(
-    mutant: Mutant | None, *, selection: Sequence[str] = FEATURES, timeout: float = 300.0
+    mutant: Mutant | None,
+    *,
+    selection: Sequence[str] = FEATURES,
+    timeout: float = 300.0,
+    marker: str | None = None,
 ) -> Outcome:
     """One pytest run on sim, stopping at the first failing scenario."""
     started = time.monotonic()
@@ -70,6 +74,8 @@ def run_one(
         env.pop("SOLAR_MUTANT", None)
         if mutant is not None:
             command.append(f"--solar-mutant={mutant.id}")
+        if marker is not None:
+            command += ["-m", marker]
         try:
             done = subprocess.run(
                 command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
@@ -106,6 +112,7 @@ def run_all(
     *,
     jobs: int = 2,
     timeout: float = 300.0,
+    marker: str | None = None,
     progress: Callable[[Outcome], None] = lambda outcome: None,
 ) -> list[Outcome]:
     """The unmutated suite and every mutant, `jobs` at a time; the longest runs (the unmutated
@@ -115,7 +122,7 @@ def run_all(
     order: list[Mutant | None] = [None, *longest_first]
 
     def one(mutant: Mutant | None) -> Outcome:
-        outcome = run_one(mutant, timeout=timeout)
+        outcome = run_one(mutant, timeout=timeout, marker=marker)
         progress(outcome)
         return outcome
 

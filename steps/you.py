@@ -37,6 +37,11 @@ class WrittenHelmRelease:
     release: Obj
 
 
+def target_spec() -> Obj:
+    """The spec of every Target you create: its render registry, and no userdata."""
+    return {"renderRegistryRef": {"name": REGISTRY}, "userdata": {}}
+
+
 @pytest.fixture
 def creation_annotations() -> dict[str, str]:
     """Annotations the Targets of a scenario are created with (none unless a step says so)."""
@@ -53,14 +58,7 @@ def create_target(
     ns = you.names.namespace(namespace)
     name = you.names.target(target)
     created = you.solar.create(
-        new_object(
-            "Target",
-            name,
-            ns,
-            labels=labels,
-            annotations=notes or None,
-            spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}},
-        )
+        new_object("Target", name, ns, labels=labels, annotations=notes or None, spec=target_spec())
     )
     you.namespaces[name] = ns
     return created
@@ -110,11 +108,7 @@ def namesake_target(
     first one, and the scope check tries the token on this one as "other ns: own name"."""
     ns = you.names.namespace(namespace)
     assert you.namespace_of(target) != ns, f"{target} already lives in {ns}"
-    you.solar.create(
-        new_object(
-            "Target", target, ns, spec={"renderRegistryRef": {"name": REGISTRY}, "userdata": {}}
-        )
-    )
+    you.solar.create(new_object("Target", target, ns, spec=target_spec()))
 
     def probe() -> tuple[bool, Any]:
         condition = credential_condition(landscape, ns, target) or {}
@@ -128,6 +122,20 @@ def target_accepted(landscape: Landscape, you: You, target: str) -> None:
     obj = landscape.solar.get("Target", target, you.namespace_of(target))
     assert obj["metadata"].get("uid"), f"the Target has no uid: {obj['metadata']}"
     assert obj["spec"]["renderRegistryRef"] == {"name": REGISTRY}, obj["spec"]
+
+
+@then(parsers.parse('once SolAr has acted on the Target "{target}", it still holds what I wrote'))
+def target_as_written(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """The Target is yours: SolAr reports on it (its status), it does not rewrite it."""
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target)
+        return condition is not None, condition or "no condition yet"
+
+    waiter.until(f"SolAr sets {landscape.contract.condition_type} on {target}", probe)
+    spec = landscape.solar.get("Target", target, namespace).get("spec")
+    assert spec == target_spec(), f"the spec of {target} is {spec}, not what I wrote"
 
 
 @then(parsers.parse('the Target "{target}" is the only object I have written'))

@@ -63,6 +63,19 @@ def test_the_catalogue_is_large_unique_and_described(scenario_names: set[str]) -
             assert len(mutant.equivalent) > 40, f"{mutant.id}: say why it is equivalent"
 
 
+# The mutants that rely on simulators/memory beyond its public methods (docs/mutants.md).
+MEMORY_INTERNAL = {
+    "gc-no-cascade",
+    "apiserver-no-auth-cache",
+    "apiserver-impersonation-unchecked",
+    "registry-catalog-lists-everything",
+}
+
+
+def test_the_mutants_that_rely_on_the_sims_insides_are_the_documented_ones() -> None:
+    assert {m.id for m in all_mutants() if m.memory_internal} == MEMORY_INTERNAL
+
+
 @pytest.mark.parametrize("mutant", all_mutants(), ids=lambda m: m.id)
 def test_each_mutant_applies_at_its_seams_and_undoes_cleanly(mutant: Mutant) -> None:
     """A seam that moved or vanished (a refactoring of the sim, say) fails here, by name."""

@@ -126,7 +126,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "renderer-skips-verification": (RENDERER,),
     "renderer-no-ca": (RENDERER,),
     "renderer-slow-agent": (ADVANCES,),
-    "renderer-one-agent-chart-per-namespace": (SIBLING_TOKEN, SECOND_TARGET),
+    "renderer-one-agent-per-namespace": (SECOND_TARGET,),
     "renderer-agent-chart-outside-namespace": (RENDERER,),
     "renderer-bootstrap-wrong-path": (URL,),
     "renderer-bootstrap-non-semver": (FIRST_CONTACT,),

@@ -139,25 +139,17 @@ def _slow_agent(original: Any) -> Any:
 
 
 @mutant(
-    "renderer-one-agent-chart-per-namespace",
-    ("intro-own-agent", "regcred-weakness"),
-    "all Targets of a namespace share one agent chart, holding the last rendered Target's agent",
+    "renderer-one-agent-per-namespace",
+    ("intro-own-agent", "intro-setup-once"),
+    "the Targets of a namespace share one agent: each gets the agent of the namespace's first Target",
     f"{R}._chart_for",
-    also=(
-        Patch(
-            f"{R}._agent_chart_name", lambda original: lambda release, target: f"release-{release}"
-        ),
-    ),
 )
-def _shared_chart(original: Any) -> Any:
-    from core.oci import Chart
-
+def _shared_agent(original: Any) -> Any:
     def chart_for(self: Any, release: Any, target: Any) -> Any:
-        chart = original(self, release, target)
-        agent = f"release-{release['metadata']['name']}-{target['metadata']['name']}"
-        if chart is None or chart.name != agent:
-            return chart
-        return Chart(f"release-{release['metadata']['name']}", chart.version, chart.templates)
+        namespace = target["metadata"]["namespace"]
+        targets = self.solar.list("Target", namespace)
+        first = min(targets, key=lambda t: str(t["metadata"]["creationTimestamp"]), default=target)
+        return original(self, release, first)
 
     return chart_for
 
@@ -305,10 +297,10 @@ def _reaches_in(original: Any) -> Any:
     def render_target(self: Any, target: Any) -> None:
         original(self, target)
         client = _TARGET_CLUSTER.get("client")
-        status = target.get("status", {})
-        if client is None or not status.get("bootstrapVersion"):
-            return
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        fresh = self.solar.get("Target", name, namespace)
+        if client is None or not fresh.get("status", {}).get("bootstrapVersion"):
+            return
         for obj in (
             new_object("Namespace", namespace),
             new_object(
