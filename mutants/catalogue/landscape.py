@@ -332,7 +332,7 @@ def _readers_update(original: Any) -> Any:
 
 @mutant(
     "policy-anonymous-read",
-    ("security-notes", "regcred-namespace"),
+    "security-notes",
     "anonymous pulls are allowed everywhere",
     f"{POLICY}.for_namespaces",
 )
