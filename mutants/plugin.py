@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from mutants.model import Mutant, SeamMissing
+
 MUTANT_ENV = "SOLAR_MUTANT"
 RESULT_ENV = "SOLAR_MUTANT_RESULT"
-_ACTIVE = pytest.StashKey[Any]()
+_ACTIVE = pytest.StashKey[Mutant]()
 # Scenarios that take seconds (long waits on virtual time): run after the others.
 SLOW_FEATURES = ("runbook.feature",)
 SLOW_SCENARIOS = (
@@ -45,8 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     mutant_id = config.getoption("--solar-mutant")
     if not mutant_id:
         return
-    from mutants.catalogue import find
-    from mutants.model import SeamMissing
+    from mutants.catalogue import find  # imports the components: only when a mutant is asked for
 
     try:
         mutant = find(mutant_id)

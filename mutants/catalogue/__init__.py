@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mutants.catalogue import controller, landscape, renderer
+from mutants.catalogue import (
+    access,
+    agent,
+    apiserver,
+    credential,
+    mint,
+    profiles,
+    registry,
+    renderer,
+)
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
 
-del controller, landscape, renderer  # imported for the mutants they register
+del access, agent, apiserver, credential, mint, profiles, registry, renderer  # register mutants
 
 
 def all_mutants() -> list[Mutant]:

@@ -1,0 +1,265 @@
+"""Broken solar-controller-manager credential controllers (simulators/reference/controller.py):
+the Role, RoleBinding, ownership and TargetReport they make for a Target."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from core.api import ApiError
+from core.clock import utc
+from mutants.model import mutant
+
+C = "simulators.reference.controller:CredentialController"
+
+
+# --- the Role and RoleBinding --------------------------------------------------------------------
+def _rules(change: Any) -> Any:
+    """A change of the agent's Role: `change(rules)` edits the rules agent_rules returns."""
+
+    def replace(original: Any) -> Any:
+        def agent_rules(target: str) -> list[dict[str, Any]]:
+            rules = original(target)
+            change(rules)
+            return list(rules)
+
+        return agent_rules
+
+    return replace
+
+
+mutant(
+    "controller-role-lists-targets",
+    "scope",
+    "the agent's Role also allows list on Targets",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[0]["verbs"].append("list")))
+mutant(
+    "controller-role-any-targetreport",
+    "scope",
+    "the agent's Role grants its TargetReport verbs without resourceNames (every TargetReport)",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[1].pop("resourceNames")))
+mutant(
+    "controller-role-report-status",
+    "scope",
+    "the agent's Role also grants targetreports/status",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[1]["resources"].append("targetreports/status")))
+mutant(
+    "controller-role-every-resource",
+    "scope",
+    "the agent's first rule names every resource of the SolAr group instead of targets",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[0].update(resources=["*"])))
+mutant(
+    "controller-role-no-update",
+    ("scope", "table-agent", "report-advances"),
+    "the agent's Role lacks update on its TargetReport (the agent cannot report)",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[1].update(verbs=["get", "patch"])))
+mutant(
+    "controller-role-no-get-target",
+    ("scope", "table-agent"),
+    "the agent's Role lacks get on its own Target",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules.pop(0)))
+mutant(
+    "controller-role-no-patch",
+    "scope-patch",
+    "the agent's Role grants get and update on its TargetReport, not patch",
+    f"{C}.agent_rules",
+)(_rules(lambda rules: rules[1].update(verbs=["get", "update"])))
+mutant(
+    "controller-role-reads-secrets",
+    ("scope", "separate-namespaces"),
+    "the agent's Role also lets it read the token Secrets of its namespace",
+    f"{C}.agent_rules",
+)(
+    _rules(
+        lambda rules: rules.append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
+    )
+)
+
+
+def _binding(change: Any) -> Any:
+    """A change of the RoleBinding the controller ensures."""
+
+    def replace(original: Any) -> Any:
+        def ensure(self: Any, wanted: dict[str, Any], compare: tuple[str, ...] = ()) -> None:
+            if wanted["kind"] == "RoleBinding":
+                change(wanted)
+            original(self, wanted, compare)
+
+        return ensure
+
+    return replace
+
+
+mutant(
+    "controller-binds-whole-namespace",
+    "scope",
+    "the RoleBinding names the group of every ServiceAccount of the namespace",
+    f"{C}._ensure",
+)(
+    _binding(
+        lambda b: b.update(
+            subjects=[
+                {
+                    "kind": "Group",
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "name": f"system:serviceaccounts:{b['metadata']['namespace']}",
+                }
+            ]
+        )
+    )
+)
+mutant(
+    "controller-binds-default-account",
+    ("table-controller", "table-agent"),
+    "the RoleBinding binds the namespace's `default` ServiceAccount, not the agent's",
+    f"{C}._ensure",
+)(_binding(lambda b: b["subjects"][0].update(name="default")))
+
+
+@mutant(
+    "controller-no-owner-references",
+    ("table-controller-owned", "runbook"),
+    "the ServiceAccount, Role, RoleBinding, TargetReport and token Secret carry no owner reference",
+    f"{C}._ensure",
+)
+def _unowned(original: Any) -> Any:
+    def ensure(self: Any, wanted: dict[str, Any], compare: tuple[str, ...] = ()) -> None:
+        wanted["metadata"].pop("ownerReferences", None)
+        original(self, wanted, compare)
+
+    return ensure
+
+
+@mutant(
+    "controller-binds-in-other-namespaces",
+    ("scope", "separate-namespaces"),
+    "the controller also binds the agent's rules in every other namespace",
+    f"{C}._ensure_access",
+)
+def _everywhere(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
+        original(self, target, names, labels)
+        home, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        for other in [n["metadata"]["name"] for n in self.solar.list("Namespace")]:
+            if other == home or other.startswith("kube-"):
+                continue
+            role = new_object("Role", names.role, other, rules=self.agent_rules(name))
+            binding = new_object(
+                "RoleBinding",
+                names.role,
+                other,
+                roleRef={
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "Role",
+                    "name": names.role,
+                },
+                subjects=[
+                    {"kind": "ServiceAccount", "name": names.service_account, "namespace": home}
+                ],
+            )
+            for obj in (role, binding):
+                with contextlib.suppress(ApiError):
+                    self.solar.create(obj)
+
+    return ensure_access
+
+
+# --- the TargetReport ---------------------------------------------------------------------------
+@mutant(
+    "controller-no-target-report",
+    ("table-controller", "intro-one-report"),
+    "the controller creates no TargetReport",
+    f"{C}._ensure_report",
+)
+def _no_report(original: Any) -> Any:
+    return lambda self, target, labels: None
+
+
+@mutant(
+    "controller-report-named-differently",
+    ("table-controller", "intro-one-report"),
+    "the TargetReport is named <target>-report, not like the Target",
+    f"{C}._ensure_report",
+)
+def _report_renamed(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_report(self: Any, target: Any, labels: Any) -> None:
+        name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
+        report = new_object(
+            "TargetReport",
+            f"{name}-report",
+            namespace,
+            labels=labels,
+            owner=target,
+            spec={"targetRef": {"name": name}},
+        )
+        with contextlib.suppress(ApiError):
+            self.solar.create(report)
+
+    return ensure_report
+
+
+@mutant(
+    "controller-report-not-empty",
+    ("report-empty-until-first", "table-controller"),
+    "the controller creates the TargetReport with a lastReportTime already set",
+    f"{C}._ensure",
+)
+def _prefilled(original: Any) -> Any:
+    def ensure(self: Any, wanted: dict[str, Any], compare: tuple[str, ...] = ()) -> None:
+        if wanted["kind"] == "TargetReport":
+            wanted["spec"]["lastReportTime"] = utc(self.clock.now())
+        original(self, wanted, compare)
+
+    return ensure
+
+
+@mutant(
+    "controller-writes-report",
+    ("table-agent", "intro-one-report"),
+    "solar-controller-manager writes lastReportTime itself, as its own user",
+    f"{C}._ensure_report",
+)
+def _controller_reports(original: Any) -> Any:
+    def ensure_report(self: Any, target: Any, labels: Any) -> None:
+        original(self, target, labels)
+        meta = target["metadata"]
+        report = self.solar.get("TargetReport", meta["name"], meta["namespace"])
+        if not report.get("spec", {}).get("lastReportTime"):
+            return  # only once the agent has reported: the report is not empty before that
+        report["spec"]["lastReportTime"] = utc(self.clock.now())
+        self.solar.update(report)
+
+    return ensure_report
+
+
+@mutant(
+    "controller-writes-target-spec",
+    "table-you",
+    "the controller rewrites the spec of the Target you created",
+    f"{C}.reconcile",
+)
+def _rewrites_target(original: Any) -> Any:
+    def reconcile(self: Any, target: Any) -> float:
+        ref = target.get("spec", {}).get("renderRegistryRef", {})
+        if "namespace" not in ref:
+            fresh = self.solar.get(
+                "Target", target["metadata"]["name"], target["metadata"]["namespace"]
+            )
+            fresh["spec"]["renderRegistryRef"] = {
+                **ref,
+                "namespace": fresh["metadata"]["namespace"],
+            }
+            target = self.solar.update(fresh)
+        return float(original(self, target))
+
+    return reconcile

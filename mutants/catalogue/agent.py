@@ -1,0 +1,165 @@
+"""Broken agents (simulators/reference/agent.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from mutants.model import Wrapped, mutant
+
+A = "simulators.reference.agent:Agent"
+
+
+# --- the agent -----------------------------------------------------------------------------------
+@mutant(
+    "agent-silent",
+    ("table-agent", "report-after-install", "report-advances"),
+    "the agent logs a report but writes nothing",
+    f"{A}.report",
+)
+def _silent(original: Any) -> Any:
+    return lambda self, solar: self.log("reported (but wrote nothing)")
+
+
+@mutant(
+    "agent-reports-once",
+    "report-advances",
+    "the agent reports once and never again",
+    f"{A}.report",
+)
+def _once(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        if not self.__dict__.get("mutant_reported"):
+            self.__dict__["mutant_reported"] = True
+            original(self, solar)
+
+    return report
+
+
+@mutant(
+    "agent-clock-an-hour-ahead",
+    "report-advances",
+    "the agent's clock runs an hour ahead: every lastReportTime is an hour in the future",
+    f"{A}.report",
+)
+def _ahead(original: Any) -> Any:
+    from core.clock import SkewedClock
+
+    def report(self: Any, solar: Any) -> None:
+        clock = self.clock
+        skewed = SkewedClock(clock)
+        skewed.offset = timedelta(hours=1)
+        self.clock = skewed
+        try:
+            original(self, solar)
+        finally:
+            self.clock = clock
+
+    return report
+
+
+@mutant(
+    "agent-writes-status",
+    ("table-agent", "report-after-install"),
+    "the agent writes its report through the status subresource, which its Role does not grant",
+    f"{A}.report",
+)
+def _status_writer(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        original(self, Wrapped(solar, update=solar.update_status))
+
+    return report
+
+
+@mutant(
+    "agent-logs-token",
+    "report-stays-empty-harness",
+    "the agent logs its token when it starts reporting",
+    f"{A}.report",
+)
+def _logs_token(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        from core.credentials import TokenKubeconfig
+
+        token = TokenKubeconfig.parse(self.read_kubeconfig()).token
+        self.log(f"using token {token}")
+        original(self, solar)
+
+    return report
+
+
+@mutant(
+    "agent-logs-token-on-failure",
+    "report-stays-empty-harness",
+    "when a report fails, the agent logs the token it tried",
+    f"{A}.tick",
+)
+def _logs_token_on_failure(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        log = self.log
+        failed: list[str] = []
+
+        def logging(line: str) -> None:
+            if "failed" in line:
+                failed.append(line)
+            log(line)
+
+        self.log = logging
+        try:
+            delay = float(original(self))
+        finally:
+            self.log = log
+        if failed:
+            from core.credentials import TokenKubeconfig
+
+            token = TokenKubeconfig.parse(self.read_kubeconfig()).token
+            log(f"retrying with token {token}")
+        return delay
+
+    return tick
+
+
+@mutant(
+    "agent-swallows-errors",
+    "report-stays-empty",
+    "the agent logs nothing when a report fails",
+    f"{A}.tick",
+)
+def _swallows(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        log = self.log
+        self.log = lambda line: None if "failed" in line else log(line)
+        try:
+            return float(original(self))
+        finally:
+            self.log = log
+
+    return tick
+
+
+@mutant(
+    "agent-caches-kubeconfig",
+    "runbook",
+    "the agent reads its kubeconfig once and keeps the first token",
+    f"{A}.tick",
+    equivalent=(
+        "the agent release's pod template carries a checksum of the kubeconfig, so every new "
+        "token restarts the agent, which then reads the new kubeconfig: a caching agent "
+        "behaves exactly like the reference one with this renderer"
+    ),
+)
+def _caches(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        read = self.read_kubeconfig
+        if "mutant_kubeconfig" not in self.__dict__:
+            try:
+                self.__dict__["mutant_kubeconfig"] = read()
+            except OSError:
+                return float(original(self))
+        self.read_kubeconfig = lambda: self.__dict__["mutant_kubeconfig"]
+        try:
+            return float(original(self))
+        finally:
+            self.read_kubeconfig = read
+
+    return tick
