@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,9 +11,12 @@ import pytest
 from core.api import ApiError, ClusterAPI, new_object
 from core.clock import VirtualClock
 from core.waiting import Waiter
+from fixtures.plugin import landscapes
+from fixtures.plugin.names import Names
 from fixtures.plugin.scenario_cleanup import (
     CleanupFailed,
     delete_scenario_namespaces,
+    keep_for_inspection,
     scenario_namespaces,
 )
 from simulators.memory.cluster import InMemoryCluster
@@ -95,3 +99,70 @@ def test_a_namespace_already_gone_is_not_an_error(clock: VirtualClock) -> None:
         "abcde",
         Waiter(clock, {"reconcile": 3}),
     )
+
+
+class FakeConfig:
+    def __init__(self, keep: bool) -> None:
+        self.stash = pytest.Stash()
+        self.keep = keep
+        self.pluginmanager = self
+
+    def getoption(self, name: str) -> object:
+        return {"--solar-keep-on-failure": self.keep}[name]
+
+    def getini(self, name: str) -> str:
+        return "3"
+
+    def get_plugin(self, name: str) -> None:
+        return None
+
+
+@dataclass
+class FakeItem:
+    config: FakeConfig
+    nodeid: str = "features/x.feature::test_y"
+    stash: pytest.Stash = field(default_factory=pytest.Stash)
+
+
+@dataclass
+class KubeconfigOwner:
+    kubeconfig_path: Path
+
+
+class SharedLandscape(Clusters):
+    def __init__(self, solar: Any, target: Any, directory: Path) -> None:
+        super().__init__(solar, target)
+        self.solar_plane = KubeconfigOwner(directory / "solar.kubeconfig")
+        self.target_plane = KubeconfigOwner(directory / "target.kubeconfig")
+        self.ended: list[str] = []
+
+    def end_scenario(self, suffix: str) -> None:
+        self.ended.append(suffix)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_keep_on_failure_leaves_a_failed_scenarios_namespaces(
+    clock: VirtualClock, tmp_path: Path, keep: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        landscapes.Waiter, "on_real_clock", lambda *a, **k: Waiter(clock, {"reconcile": 3})
+    )
+    solar, target = _cluster(clock, "test-abcde"), _cluster(clock, "test-abcde")
+    landscape = SharedLandscape(solar, target, tmp_path)
+    item = FakeItem(FakeConfig(keep))
+    item.stash[landscapes.FAILED_KEY] = True
+    landscapes._end_scenario(item, landscape, Names("abcde"))  # type: ignore[arg-type]
+    left = scenario_namespaces(solar, "abcde") + scenario_namespaces(target, "abcde")
+    assert left == (["test-abcde", "test-abcde"] if keep else [])
+    kept = item.config.stash.get(landscapes.KEPT_KEY, [])
+    if not keep:
+        assert kept == []
+        assert landscape.ended == ["abcde"]
+        return
+    assert kept == ["features/x.feature::test_y: SolAr: test-abcde; target: test-abcde"]
+    lines: list[str] = []
+    keep_for_inspection(item.config, landscape, kept, lines.append)  # type: ignore[arg-type]
+    shown = "\n".join(lines)
+    assert f"kubectl --kubeconfig {tmp_path / 'solar.kubeconfig'} -n NAMESPACE" in shown
+    assert f"kubectl --kubeconfig {tmp_path / 'target.kubeconfig'} -n NAMESPACE" in shown
+    assert "SolAr: test-abcde; target: test-abcde" in shown
