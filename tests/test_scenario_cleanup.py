@@ -144,9 +144,7 @@ class SharedLandscape(Clusters):
 def test_keep_on_failure_leaves_a_failed_scenarios_namespaces(
     clock: VirtualClock, tmp_path: Path, keep: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        landscapes.Waiter, "on_real_clock", lambda *a, **k: Waiter(clock, {"reconcile": 3})
-    )
+    monkeypatch.setattr(Waiter, "on_real_clock", lambda *a, **k: Waiter(clock, {"reconcile": 3}))
     solar, target = _cluster(clock, "test-abcde"), _cluster(clock, "test-abcde")
     landscape = SharedLandscape(solar, target, tmp_path)
     item = FakeItem(FakeConfig(keep))
