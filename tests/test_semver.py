@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.semver import highest_matching, matches_constraint
+from simulators.memory.flux import FluxModel
 
 TAGS = [
     "0.9.0",
@@ -77,3 +78,33 @@ def test_pre_releases_and_exclusions(tag: str, constraint: str, matches: bool) -
 def test_a_bad_constraint_is_named(bad: str) -> None:
     with pytest.raises(ValueError, match="semver constraint"):
         highest_matching(TAGS, bad)
+
+
+class Tags:
+    """A registry client that knows only the repository's tags."""
+
+    def __init__(self, tags: list[str]) -> None:
+        self._tags = tags
+
+    def tags(self, repository: str) -> list[str]:
+        return list(self._tags)
+
+
+@pytest.mark.parametrize(
+    ("ref", "tag"),
+    [
+        ({"semver": "~1.2 || ^2.0"}, "2.1.0"),
+        ({"semver": ">=1.0.0, <1.3.0"}, "1.2.9"),
+        ({"semver": "1.2.0 - 1.3.0"}, "1.3.0"),
+        ({"tag": "1.0.0", "semver": "~1.2"}, "1.2.9"),  # semver takes precedence over tag
+        ({"tag": "1.0.0"}, "1.0.0"),
+        ({}, "latest"),
+    ],
+)
+def test_the_sim_flux_pulls_the_tag_flux_would(ref: dict[str, str], tag: str) -> None:
+    assert FluxModel._pick_tag(Tags(TAGS), "ns/agent", ref) == tag  # type: ignore[arg-type]
+
+
+def test_the_sim_flux_names_a_constraint_nothing_matches() -> None:
+    with pytest.raises(ValueError, match=r"no match found for semver: \^9"):
+        FluxModel._pick_tag(Tags(TAGS), "ns/agent", {"semver": "^9"})  # type: ignore[arg-type]
