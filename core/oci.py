@@ -6,7 +6,6 @@ import gzip
 import hashlib
 import io
 import json
-import re
 import tarfile
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -141,70 +140,8 @@ def chart_manifest(chart: Chart, archive: bytes) -> dict[str, Any]:
     }
 
 
-# --- semver, as Flux's OCIRepository `ref.semver` selects a tag ---------------------------------
-_SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
-_CONSTRAINT = re.compile(r"^(>=|<=|!=|>|<|=)?\s*(v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?)$")
-
-Version = tuple[int, int, int, tuple[tuple[int, int | str], ...]]
-
-
-def parse_version(text: str) -> Version | None:
-    found = _SEMVER.match(text)
-    if found is None:
-        return None
-    major, minor, patch, pre = found.groups()
-    ids: tuple[tuple[int, int | str], ...] = (
-        tuple((0, int(p)) if p.isdigit() else (1, p) for p in pre.split(".")) if pre else ()
-    )
-    return (int(major), int(minor), int(patch), ids)
-
-
-def _sort_key(version: Version) -> tuple[Any, ...]:
-    major, minor, patch, pre = version
-    return (major, minor, patch, 0 if pre else 1, pre)
-
-
-def _padded(text: str) -> Version:
-    core, _, pre = text.lstrip("v").partition("-")
-    numbers = [*core.split("."), "0", "0"][:3]
-    parsed = parse_version(".".join(numbers) + (f"-{pre}" if pre else ""))
-    if parsed is None:
-        raise ValueError(f"invalid version in semver constraint: {text!r}")
-    return parsed
-
-
-def _satisfies(version: Version, clause: str) -> bool:
-    found = _CONSTRAINT.match(clause.strip())
-    if found is None:
-        raise ValueError(f"invalid semver constraint: {clause!r}")
-    op, bound_text = found.group(1) or "=", found.group(2)
-    have, bound = _sort_key(version), _sort_key(_padded(bound_text))
-    return {
-        "=": have == bound,
-        "!=": have != bound,
-        ">": have > bound,
-        ">=": have >= bound,
-        "<": have < bound,
-        "<=": have <= bound,
-    }[op]
-
-
-def matches_constraint(text: str, constraint: str) -> bool:
-    version = parse_version(text)
-    if version is None:
-        return False
-    for alternative in constraint.split("||"):
-        clauses = [c for c in re.split(r"[\s,]+(?=[<>=!v\d])", alternative.strip()) if c]
-        allows_pre = any("-" in c for c in clauses)
-        if version[3] and not allows_pre:
-            continue  # pre-releases only match a constraint that names one, as in Masterminds
-        if clauses and all(_satisfies(version, c) for c in clauses):
-            return True
-    return False
-
-
-def highest_matching(tags: list[str], constraint: str) -> str | None:
-    candidates = [t for t in tags if matches_constraint(t, constraint)]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda t: _sort_key(parse_version(t) or (0, 0, 0, ())))
+# Semver, as Flux's OCIRepository `ref.semver` selects a tag: core/semver.py (kept here by name).
+from core.semver import Version as Version  # noqa: E402
+from core.semver import highest_matching as highest_matching  # noqa: E402
+from core.semver import matches_constraint as matches_constraint  # noqa: E402
+from core.semver import parse_version as parse_version  # noqa: E402

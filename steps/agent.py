@@ -11,6 +11,7 @@ from core.api import ApiError
 from core.clock import parse_utc
 from core.landscape import Landscape, MissingCapability
 from core.redact import leaks
+from core.waiting import Waiter
 from fixtures.page.identity import agent_user, judge, report_writes, writers
 from fixtures.page.lookup import (
     TokenFacts,
@@ -21,7 +22,6 @@ from fixtures.page.lookup import (
 )
 from fixtures.plugin.actors import You
 from fixtures.plugin.hooks import requires
-from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
 

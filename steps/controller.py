@@ -12,6 +12,7 @@ from core.api import SOLAR_GROUP, ApiError, is_owned_by
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
 from core.redact import same_secret
+from core.waiting import Waiter
 from fixtures.page.lookup import (
     TokenFacts,
     agent_release_name,
@@ -26,7 +27,6 @@ from fixtures.page.lookup import (
 )
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
-from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 
 

@@ -10,10 +10,10 @@ from core.api import ApiError, Obj, find_condition
 from core.clock import parse_duration
 from core.landscape import Landscape
 from core.redact import same_secret
+from core.waiting import Waiter
 from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
-from fixtures.plugin.waiting import Waiter
 
 
 def ready(obj: Obj) -> tuple[bool, Any]:

@@ -8,11 +8,11 @@ from pytest_bdd import given, parsers, then, when
 
 from core.api import annotations_of, new_object
 from core.landscape import Landscape
+from core.waiting import Waiter
 from fixtures.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
 from fixtures.plugin.actors import Operator, You
 from fixtures.plugin.hooks import requires
 from fixtures.plugin.names import Names
-from fixtures.plugin.waiting import Waiter
 from steps.common import label_pairs
 
 

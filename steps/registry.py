@@ -14,6 +14,7 @@ from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
 from core.redact import same_secret
+from core.waiting import Waiter
 from fixtures.page.lookup import (
     agent_chart,
     bootstrap_chart,
@@ -25,7 +26,6 @@ from fixtures.page.lookup import (
 from fixtures.page.objects import FirstContact
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
-from fixtures.plugin.waiting import Waiter
 from steps.flux import ready
 from steps.renderer import pusher
 

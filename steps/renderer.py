@@ -9,10 +9,10 @@ from pytest_bdd import given, parsers, then, when
 from core.landscape import Landscape
 from core.oci import RegistryClient
 from core.redact import same_secret
+from core.waiting import Waiter
 from fixtures.page.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
-from fixtures.plugin.waiting import Waiter
 from steps.common import quoted_names
 from steps.you import WrittenHelmRelease
 

@@ -14,6 +14,7 @@ from core.api import ApiError, Obj, new_object
 from core.credentials import basic_auth
 from core.landscape import Landscape
 from core.redact import leaks
+from core.waiting import Waiter, WaitTimeout
 from fixtures.page.lookup import (
     credential_condition,
     credential_objects,
@@ -24,7 +25,6 @@ from fixtures.page.lookup import (
 from fixtures.page.objects import FirstContact, differences, page_objects
 from fixtures.page.setup import REGISTRY
 from fixtures.plugin.actors import You
-from fixtures.plugin.waiting import Waiter, WaitTimeout
 from steps.common import annotation, label_pairs, quoted_names
 
 

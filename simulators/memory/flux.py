@@ -163,11 +163,10 @@ class FluxModel:
 
     @staticmethod
     def _pick_tag(client: RegistryClient, path: str, ref: Obj) -> str:
-        if ref.get("tag"):
-            return str(ref["tag"])
+        """As source-controller: `semver` takes precedence over `tag`; neither means latest."""
         constraint = ref.get("semver")
         if not constraint:
-            return "latest"
+            return str(ref.get("tag") or "latest")
         tag = highest_matching(client.tags(path), str(constraint))
         if tag is None:
             raise ValueError(f"no match found for semver: {constraint}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 from kubernetes.client import CoreV1Api, V1Container, V1ObjectMeta, V1Pod, V1PodSpec
 
+from core.waiting import Waiter
 from fixtures.kind.cluster import KindCluster
 from fixtures.provision import engine
 from fixtures.provision.images.common import has_image
@@ -64,15 +64,15 @@ def test_preloaded_pause_image_runs_in_a_pod(cluster: KindCluster) -> None:
     with cluster.admin_api_client() as api:
         core = CoreV1Api(api)
         core.create_namespaced_pod("default", pod)
-        deadline = time.monotonic() + POD_TIMEOUT_SECONDS
-        phase = None
-        while time.monotonic() < deadline:
+
+        def running() -> tuple[bool, str | None]:
             status = core.read_namespaced_pod("pause", "default").status
             phase = status.phase if status else None
-            if phase == "Running":
-                return
-            time.sleep(1)  # polling interval while the pod starts
-    pytest.fail(f"pod default/pause not Running within {POD_TIMEOUT_SECONDS:g} s (last: {phase})")
+            return phase == "Running", phase
+
+        Waiter.on_real_clock(interval=1).until(
+            "pod default/pause to be Running", running, timeout=POD_TIMEOUT_SECONDS
+        )
 
 
 def test_api_server_answers_on_the_node_ip_with_a_certificate_for_it(cluster: KindCluster) -> None:

@@ -1,0 +1,166 @@
+"""A scenario's namespaces go newest first, are waited for, and every error but NotFound is told."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.api import ApiError, ClusterAPI, new_object
+from core.clock import VirtualClock
+from core.waiting import Waiter
+from fixtures.plugin import landscapes
+from fixtures.plugin.names import Names
+from fixtures.plugin.scenario_cleanup import (
+    CleanupFailed,
+    delete_scenario_namespaces,
+    keep_for_inspection,
+    scenario_namespaces,
+)
+from simulators.memory.cluster import InMemoryCluster
+
+
+class Recording:
+    """A cluster client that records deletions and can refuse or keep chosen namespaces."""
+
+    def __init__(self, api: ClusterAPI, refuse: str = "", keep: str = "") -> None:
+        self.api = api
+        self.refuse = refuse
+        self.keep = keep
+        self.deleted: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.api, name)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        if name == self.refuse:
+            raise ApiError(403, "Forbidden", f"namespaces {name!r} is forbidden")
+        self.deleted.append(name)
+        if name != self.keep:
+            self.api.delete(kind, name, namespace)
+
+
+@dataclass
+class Clusters:
+    solar: Any
+    target: Any
+
+
+def _cluster(clock: VirtualClock, *namespaces: str) -> ClusterAPI:
+    api = InMemoryCluster("c", clock).admin()
+    for name in namespaces:
+        api.create(new_object("Namespace", name))
+        clock.advance(1)  # creation times one second apart
+    return api
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+def test_newest_first_target_before_solar_and_only_the_scenarios(clock: VirtualClock) -> None:
+    solar = Recording(_cluster(clock, "ops-abcde", "test-abcde", "test-other", "team-abcde"))
+    target = Recording(_cluster(clock, "test-abcde", "flux-abcde"))
+    waiter = Waiter(clock, {"reconcile": 5})
+    delete_scenario_namespaces(Clusters(solar, target), "abcde", waiter)  # type: ignore[arg-type]
+    assert target.deleted == ["flux-abcde", "test-abcde"]
+    assert solar.deleted == ["team-abcde", "test-abcde", "ops-abcde"]
+    assert scenario_namespaces(solar.api, "abcde") == []
+    assert [n["metadata"]["name"] for n in solar.api.list("Namespace")] == ["test-other"]
+
+
+def test_every_error_is_reported_and_the_rest_still_goes(clock: VirtualClock) -> None:
+    solar = Recording(_cluster(clock, "a-abcde", "b-abcde", "c-abcde"), refuse="b-abcde")
+    target = Recording(_cluster(clock, "t-abcde"), keep="t-abcde")
+    waiter = Waiter(clock, {"reconcile": 3})
+    with pytest.raises(CleanupFailed) as failure:
+        delete_scenario_namespaces(Clusters(solar, target), "abcde", waiter)  # type: ignore[arg-type]
+    message = str(failure.value)
+    assert "namespace b-abcde on the SolAr cluster: 403 Forbidden" in message
+    assert "namespace t-abcde on the target cluster: namespace t-abcde to be deleted" in message
+    assert "last seen" in message
+    assert solar.deleted == ["c-abcde", "a-abcde"]
+    assert scenario_namespaces(solar.api, "abcde") == ["b-abcde"]
+
+
+def test_a_namespace_already_gone_is_not_an_error(clock: VirtualClock) -> None:
+    solar = _cluster(clock, "a-abcde")
+
+    class Vanishing(Recording):
+        def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+            self.api.delete(kind, name, namespace)
+            raise ApiError(404, "NotFound", "gone meanwhile")
+
+    delete_scenario_namespaces(
+        Clusters(Vanishing(solar), _cluster(clock)),  # type: ignore[arg-type]
+        "abcde",
+        Waiter(clock, {"reconcile": 3}),
+    )
+
+
+class FakeConfig:
+    def __init__(self, keep: bool) -> None:
+        self.stash = pytest.Stash()
+        self.keep = keep
+        self.pluginmanager = self
+
+    def getoption(self, name: str) -> object:
+        return {"--solar-keep-on-failure": self.keep}[name]
+
+    def getini(self, name: str) -> str:
+        return "3"
+
+    def get_plugin(self, name: str) -> None:
+        return None
+
+
+@dataclass
+class FakeItem:
+    config: FakeConfig
+    nodeid: str = "features/x.feature::test_y"
+    stash: pytest.Stash = field(default_factory=pytest.Stash)
+
+
+@dataclass
+class KubeconfigOwner:
+    kubeconfig_path: Path
+
+
+class SharedLandscape(Clusters):
+    def __init__(self, solar: Any, target: Any, directory: Path) -> None:
+        super().__init__(solar, target)
+        self.solar_plane = KubeconfigOwner(directory / "solar.kubeconfig")
+        self.target_plane = KubeconfigOwner(directory / "target.kubeconfig")
+        self.ended: list[str] = []
+
+    def end_scenario(self, suffix: str) -> None:
+        self.ended.append(suffix)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_keep_on_failure_leaves_a_failed_scenarios_namespaces(
+    clock: VirtualClock, tmp_path: Path, keep: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Waiter, "on_real_clock", lambda *a, **k: Waiter(clock, {"reconcile": 3}))
+    solar, target = _cluster(clock, "test-abcde"), _cluster(clock, "test-abcde")
+    landscape = SharedLandscape(solar, target, tmp_path)
+    item = FakeItem(FakeConfig(keep))
+    item.stash[landscapes.FAILED_KEY] = True
+    landscapes._end_scenario(item, landscape, Names("abcde"))  # type: ignore[arg-type]
+    left = scenario_namespaces(solar, "abcde") + scenario_namespaces(target, "abcde")
+    assert left == (["test-abcde", "test-abcde"] if keep else [])
+    kept = item.config.stash.get(landscapes.KEPT_KEY, [])
+    if not keep:
+        assert kept == []
+        assert landscape.ended == ["abcde"]
+        return
+    assert kept == ["features/x.feature::test_y: SolAr: test-abcde; target: test-abcde"]
+    lines: list[str] = []
+    keep_for_inspection(item.config, landscape, kept, lines.append)  # type: ignore[arg-type]
+    shown = "\n".join(lines)
+    assert f"kubectl --kubeconfig {tmp_path / 'solar.kubeconfig'} -n NAMESPACE" in shown
+    assert f"kubectl --kubeconfig {tmp_path / 'target.kubeconfig'} -n NAMESPACE" in shown
+    assert "SolAr: test-abcde; target: test-abcde" in shown
