@@ -24,6 +24,7 @@ from core.clock import Clock, utc
 from core.probing import Answer, RawRequest, RulesReview, ServedResource
 from core.rbac import SYSTEM_MASTERS, Request, User, allowed
 from simulators.memory import attempts, reviews
+from simulators.memory.store import Store
 from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
 
 _T = TypeVar("_T")
@@ -61,7 +62,7 @@ class InMemoryCluster:
         self.issuer = TokenIssuer(f"https://{name}.sim.invalid")
         self.admission: list[AdmissionHook] = []
         self.requests: list[RequestRecord] = []
-        self._objects: dict[Key, Obj] = {}
+        self._objects = Store()
         self._versions = itertools.count(1)
         self._auth_cache: dict[str, tuple[User, datetime]] = {}
         self._watchers: list[WatchCallback] = []
@@ -110,14 +111,7 @@ class InMemoryCluster:
         return secret is not None and secret["metadata"]["uid"] == claims.secret[1]
 
     def authorize(self, user: User, request: Request) -> None:
-        permitted = allowed(
-            user,
-            request,
-            self._all("Role"),
-            self._all("RoleBinding"),
-            self._all("ClusterRole"),
-            self._all("ClusterRoleBinding"),
-        )
+        permitted = SYSTEM_MASTERS in user.groups or allowed(user, request, *self._rbac_for(user))
         if not permitted:
             target = f"{request.resource}.{request.group}" if request.group else request.resource
             name = f' "{request.name}"' if request.name else ""
@@ -151,21 +145,34 @@ class InMemoryCluster:
             )
         )
 
-    # --- store ---------------------------------------------------------------------------------
-    def _all(self, kind: str) -> list[Obj]:
-        return [obj for (k, _, _), obj in self._objects.items() if k == kind]
+    def _rbac_for(self, user: User) -> tuple[list[Obj], list[Obj], list[Obj], list[Obj]]:
+        """Only the bindings that name the user (or one of its groups) and the roles they
+        reference: what RBAC would find, without visiting every Role of a busy namespace."""
+        bindings = self._objects.bound_to(user)
+        role_bindings = [b for b in bindings if b["kind"] == "RoleBinding"]
+        roles = [
+            role
+            for b in role_bindings
+            if b["roleRef"].get("kind") == "Role"
+            and (
+                role := self._objects.get(
+                    ("Role", b["metadata"]["namespace"], b["roleRef"]["name"])
+                )
+            )
+        ]
+        return (
+            roles,
+            role_bindings,
+            self._objects.of_kind("ClusterRole"),
+            [b for b in bindings if b["kind"] == "ClusterRoleBinding"],
+        )
 
+    # --- store ---------------------------------------------------------------------------------
     def objects(
         self, kind: str, namespace: str | None, labels: dict[str, str] | None = None
     ) -> list[Obj]:
-        wanted = labels or {}
-        return [
-            _clone(obj)
-            for (k, ns, _), obj in sorted(self._objects.items(), key=lambda item: str(item[0]))
-            if k == kind
-            and (namespace is None or ns == namespace)
-            and all(obj["metadata"].get("labels", {}).get(key) == v for key, v in wanted.items())
-        ]
+        """Copies of the matching objects, in key order; only the matching ones are visited."""
+        return [_clone(obj) for obj in self._objects.select(kind, namespace, labels or {})]
 
     def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._objects.get((kind, namespace if kind_of(kind).namespaced else None, name))
@@ -248,12 +255,9 @@ class InMemoryCluster:
         del self._objects[_key_of(obj)]
         self._notify("DELETED", obj)
         uid = obj["metadata"]["uid"]
-        dependents = [
-            dep
-            for dep in self._objects.values()
-            if any(r.get("uid") == uid for r in dep["metadata"].get("ownerReferences", []))
-            or (kind == "Namespace" and dep["metadata"].get("namespace") == name)
-        ]
+        dependents = self._objects.owned_by(uid)
+        if kind == "Namespace":
+            dependents += self._objects.in_namespace(name)
         for dep in dependents:
             if _key_of(dep) in self._objects:
                 self.store_delete(
