@@ -28,6 +28,7 @@ VIRTUAL_DEADLINE = 600.0  # virtual seconds; far more than a few report interval
 class ScaleResult:
     targets: int
     wall_seconds: float
+    cpu_seconds: float  # the process's own CPU time: steadier than wall time on a busy machine
     virtual_seconds: float
     peak_bytes: int  # the process's peak resident memory above what it held before the run
     loop_runs: int
@@ -44,9 +45,7 @@ class ScaleResult:
 def _settled(landscape: SimLandscape, names: list[str]) -> bool:
     contract = landscape.contract
     targets = {t["metadata"]["name"]: t for t in landscape.solar.list("Target", NAMESPACE)}
-    reports = {
-        r["metadata"]["name"]: r for r in landscape.solar.list("TargetReport", NAMESPACE)
-    }
+    reports = {r["metadata"]["name"]: r for r in landscape.solar.list("TargetReport", NAMESPACE)}
     for name in names:
         condition = find_condition(targets.get(name, {}), contract.condition_type) or {}
         if condition.get("reason") != "Issued":
@@ -66,6 +65,7 @@ def run(targets: int) -> ScaleResult:
     gc.collect()
     before = _peak_rss()
     started = time.perf_counter()
+    cpu_started = time.process_time()
     landscape = SimLandscape(Contract())
     try:
         begin = landscape.clock.now()
@@ -93,12 +93,13 @@ def run(targets: int) -> ScaleResult:
                 raise RuntimeError(f"{targets} Targets not settled within {VIRTUAL_DEADLINE}s")
             landscape.clock.advance(step)
         wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started
         virtual = (landscape.clock.now() - begin).total_seconds()
         peak = _peak_rss() - before
         runs = landscape.clock.runs
     finally:
         landscape.close()
-    return ScaleResult(targets, wall, virtual, peak, runs)
+    return ScaleResult(targets, wall, cpu, virtual, peak, runs)
 
 
 def in_subprocess(targets: int) -> ScaleResult:
@@ -117,11 +118,15 @@ def main(argv: list[str]) -> int:
         print(json.dumps(asdict(run(int(argv[1])))))
         return 0
     sizes = [int(a) for a in argv] or [1, 10, 100, 1000]
-    print(f"{'targets':>8} {'wall s':>8} {'ms/target':>10} {'virtual s':>10} {'KiB/target':>11}")
+    print(
+        f"{'targets':>8} {'wall s':>8} {'cpu s':>8} {'ms/target':>10} {'virtual s':>10} "
+        f"{'KiB/target':>11}"
+    )
     for size in sizes:
         result = in_subprocess(size)
         print(
-            f"{result.targets:>8} {result.wall_seconds:>8.2f} {result.ms_per_target:>10.2f} "
+            f"{result.targets:>8} {result.wall_seconds:>8.2f} {result.cpu_seconds:>8.2f} "
+            f"{result.ms_per_target:>10.2f} "
             f"{result.virtual_seconds:>10.0f} {result.kib_per_target:>11.1f}",
             flush=True,
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import builtins
 import itertools
+import marshal
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -438,11 +439,19 @@ def _validate_name(kind: str, name: str) -> None:
 
 
 def _clone(value: _T) -> _T:
-    """A deep copy of JSON-shaped data, several times faster than copy.deepcopy."""
+    """A deep copy of JSON-shaped data. marshal does it in C, about four times faster than
+    walking it in Python (what lists of many objects spend most of their time on)."""
+    try:
+        return cast(_T, marshal.loads(marshal.dumps(value)))  # noqa: S302 - our own data
+    except ValueError:  # not only builtin types: copy by walking
+        return _walk_clone(value)
+
+
+def _walk_clone(value: _T) -> _T:
     if isinstance(value, dict):
-        return cast(_T, {k: _clone(v) for k, v in value.items()})
+        return cast(_T, {k: _walk_clone(v) for k, v in value.items()})
     if isinstance(value, list):
-        return cast(_T, [_clone(v) for v in value])
+        return cast(_T, [_walk_clone(v) for v in value])
     return value
 
 
