@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from core.api import find_condition, new_object
+from core.api import Obj, find_condition, new_object
 from core.contract import Contract
 from fixtures.page.objects import FirstContact
 from fixtures.page.setup import REGISTRY, set_up_namespace
@@ -55,6 +55,11 @@ def _settled(landscape: SimLandscape, names: list[str]) -> bool:
     return True
 
 
+def _first_contact(landscape: SimLandscape, target: str, user: str, password: str) -> list[Obj]:
+    page = FirstContact(landscape.registry.host, NAMESPACE, target, user, password)
+    return [page.regcred(), *page.helmrelease()]
+
+
 def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
 
@@ -72,6 +77,11 @@ def run(targets: int) -> ScaleResult:
         set_up_namespace(landscape, landscape.solar, NAMESPACE)
         user, password = landscape.reader_credentials(NAMESPACE)
         names = [f"cluster-{i}" for i in range(targets)]
+        # The page's first-contact objects, read once; each Target's differ only in the URL.
+        template = [
+            (obj, obj["kind"] == "OCIRepository")
+            for obj in [*_first_contact(landscape, "cluster-0", user, password)]
+        ]
         for name in names:
             landscape.solar.create(
                 new_object(
@@ -82,10 +92,13 @@ def run(targets: int) -> ScaleResult:
                 )
             )
             cluster = landscape.add_target_cluster(name)
-            page = FirstContact(landscape.registry.host, NAMESPACE, name, user, password)
             cluster.create(new_object("Namespace", NAMESPACE))
-            for obj in [page.regcred(), *page.helmrelease()]:
-                cluster.create(obj)
+            url = FirstContact(landscape.registry.host, NAMESPACE, name, "", "").bootstrap_url()
+            for obj, is_source in template:
+                copy = json.loads(json.dumps(obj))
+                if is_source:
+                    copy["spec"]["url"] = url
+                cluster.create(copy)
         # One report interval at a time: checking every virtual second would itself cost O(N).
         step = float(landscape.contract.report_interval_seconds)
         while not _settled(landscape, names):

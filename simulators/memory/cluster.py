@@ -56,6 +56,9 @@ class RequestRecord:
     dry_run: bool = False
 
 
+_BOOTSTRAP_STORED: list[Obj] | None = None
+
+
 class InMemoryCluster:
     def __init__(self, name: str, clock: Clock) -> None:
         self.name = name
@@ -67,8 +70,29 @@ class InMemoryCluster:
         self._versions = itertools.count(1)
         self._auth_cache: dict[str, tuple[User, datetime]] = {}
         self._watchers: list[WatchCallback] = []
-        for obj in reviews.bootstrap_policy():  # kube-apiserver's RBAC bootstrap policy
-            self.store_create(obj, "kube-apiserver")
+        self._bootstrap()
+
+    def _bootstrap(self) -> None:
+        """kube-apiserver's RBAC bootstrap policy. Stored once per process and copied with
+        fresh uids and versions afterwards: a sim with thousands of target clusters starts
+        each of them at the cost of a copy."""
+        global _BOOTSTRAP_STORED
+        if _BOOTSTRAP_STORED is None:
+            _BOOTSTRAP_STORED = [
+                self.store_create(obj, "kube-apiserver") for obj in reviews.bootstrap_policy()
+            ]
+            return
+        now = utc(self.clock.now())
+        for template in _BOOTSTRAP_STORED:
+            obj = _clone(template)
+            obj["metadata"].update(
+                uid=str(uuid.uuid4()),
+                resourceVersion=str(next(self._versions)),
+                creationTimestamp=now,
+            )
+            for entry in obj["metadata"].get("managedFields", []):
+                entry["time"] = now
+            self._objects[_key_of(obj)] = obj
 
     # --- clients -----------------------------------------------------------------------------
     def admin(self, field_manager: str = "kubectl") -> InMemoryClient:
