@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 
-.PHONY: features check lint typecheck unit report local kind tools kind-images clean
+.PHONY: features check lint typecheck unit report local kind tools kind-images bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/ $(PYTEST_ARGS)
+
+## Benchmarks (not timed tests): the sim with N Targets, the harness's overhead per wait.
+## Figures and their commands: docs/benchmarks.md. BENCH_SIZES chooses the sim's sizes.
+BENCH_SIZES ?= 1 10 100 1000 10000
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks $(BENCH_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim

@@ -11,7 +11,6 @@ from core.landscape import Landscape
 from fixtures.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
 from fixtures.plugin.hooks import TIMEOUT_KINDS
 
-
 # The table is the page's; un-revoking and rotation on request are the runbook's (defined here).
 pytestmark = [
     getattr(pytest.mark, "defined-here"),

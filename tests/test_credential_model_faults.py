@@ -19,7 +19,7 @@ from simulators.reference.controller import CredentialController
 from simulators.reference.solar import ReferenceSolar
 
 BUDGET = Budget(examples=60, steps=8, advances=(5.0, 11.0, 120.0, 490.0, 610.0))
-TIMEOUTS = {kind: 10.0 for kind in TIMEOUT_KINDS} | {"reconcile": 60.0}
+TIMEOUTS = dict.fromkeys(TIMEOUT_KINDS, 10.0) | {"reconcile": 60.0}
 Patch = Callable[[pytest.MonkeyPatch], None]
 
 
@@ -114,4 +114,5 @@ def test_a_failure_shrinks_to_a_short_readable_sequence(monkeypatch: pytest.Monk
 def test_the_model_passes_on_the_reference() -> None:
     figures = Figures()
     run(sim_starter(Contract(), TIMEOUTS, figures), BUDGET, figures)
-    assert figures.examples >= BUDGET.examples
+    assert figures.examples == BUDGET.examples
+    assert len(figures.states) > 10, figures.line("sim")
