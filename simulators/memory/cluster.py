@@ -107,6 +107,8 @@ class InMemoryCluster:
         return InMemoryClient(self, None, token, field_manager)
 
     def watch(self, callback: WatchCallback) -> None:
+        """`callback(event, obj)` after every change. `obj` is the stored object itself, not a
+        copy (a busy sim makes thousands of events): read it, never change it."""
         self._watchers.append(callback)
 
     # --- authentication and authorization -----------------------------------------------------
@@ -212,7 +214,7 @@ class InMemoryCluster:
 
     def _notify(self, event: str, obj: Obj) -> None:
         for callback in list(self._watchers):
-            callback(event, clone(obj))
+            callback(event, obj)
 
     def store_create(self, obj: Obj, manager: str) -> Obj:
         kind = kind_of(obj.get("kind", ""))
