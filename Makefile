@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 MUTANTS_ARGS ?=
 
-.PHONY: features check lint typecheck unit mutants report local kind tools kind-images clean
+.PHONY: features check lint typecheck unit mutants report local kind tools kind-images bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ unit: $(STAMP)
 ## non-zero unless every mutant is killed except the documented equivalents.
 mutants: $(STAMP)
 	$(BIN)/python -m mutants $(MUTANTS_ARGS)
+
+## Benchmarks (not timed tests): the sim with N Targets, the harness's overhead per wait.
+## Figures and their commands: docs/benchmarks.md. BENCH_SIZES chooses the sim's sizes.
+BENCH_SIZES ?= 1 10 100 1000 10000
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks $(BENCH_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim

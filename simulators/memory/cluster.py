@@ -9,7 +9,6 @@ that can deny a request (as a ValidatingAdmissionPolicy does), and a request log
 
 from __future__ import annotations
 
-import base64
 import builtins
 import itertools
 import re
@@ -17,13 +16,22 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar, cast
+from typing import TypeVar
 
 from core.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
 from core.clock import Clock, utc
 from core.probing import Answer, RawRequest, RulesReview, ServedResource
 from core.rbac import SYSTEM_MASTERS, Request, User, allowed
 from simulators.memory import attempts, reviews
+from simulators.memory.objects import (
+    SERVER_OWNED,
+    clone,
+    fold_string_data,
+    key_of,
+    record_fields,
+    spec_of,
+)
+from simulators.memory.store import Store
 from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
 
 _T = TypeVar("_T")
@@ -35,7 +43,6 @@ Key = tuple[str, str | None, str]
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _PATH_SEGMENT_NAMES = {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
-_SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,9 @@ class RequestRecord:
     dry_run: bool = False
 
 
+_BOOTSTRAP_STORED: list[Obj] | None = None
+
+
 class InMemoryCluster:
     def __init__(self, name: str, clock: Clock) -> None:
         self.name = name
@@ -61,12 +71,33 @@ class InMemoryCluster:
         self.issuer = TokenIssuer(f"https://{name}.sim.invalid")
         self.admission: list[AdmissionHook] = []
         self.requests: list[RequestRecord] = []
-        self._objects: dict[Key, Obj] = {}
+        self._objects = Store()
         self._versions = itertools.count(1)
         self._auth_cache: dict[str, tuple[User, datetime]] = {}
         self._watchers: list[WatchCallback] = []
-        for obj in reviews.bootstrap_policy():  # kube-apiserver's RBAC bootstrap policy
-            self.store_create(obj, "kube-apiserver")
+        self._bootstrap()
+
+    def _bootstrap(self) -> None:
+        """kube-apiserver's RBAC bootstrap policy. Stored once per process and copied with
+        fresh uids and versions afterwards: a sim with thousands of target clusters starts
+        each of them at the cost of a copy."""
+        global _BOOTSTRAP_STORED
+        if _BOOTSTRAP_STORED is None:
+            _BOOTSTRAP_STORED = [
+                self.store_create(obj, "kube-apiserver") for obj in reviews.bootstrap_policy()
+            ]
+            return
+        now = utc(self.clock.now())
+        for template in _BOOTSTRAP_STORED:
+            obj = clone(template)
+            obj["metadata"].update(
+                uid=str(uuid.uuid4()),
+                resourceVersion=str(next(self._versions)),
+                creationTimestamp=now,
+            )
+            for entry in obj["metadata"].get("managedFields", []):
+                entry["time"] = now
+            self._objects[key_of(obj)] = obj
 
     # --- clients -----------------------------------------------------------------------------
     def admin(self, field_manager: str = "kubectl") -> InMemoryClient:
@@ -76,6 +107,8 @@ class InMemoryCluster:
         return InMemoryClient(self, None, token, field_manager)
 
     def watch(self, callback: WatchCallback) -> None:
+        """`callback(event, obj)` after every change. `obj` is the stored object itself, not a
+        copy (a busy sim makes thousands of events): read it, never change it."""
         self._watchers.append(callback)
 
     # --- authentication and authorization -----------------------------------------------------
@@ -110,14 +143,7 @@ class InMemoryCluster:
         return secret is not None and secret["metadata"]["uid"] == claims.secret[1]
 
     def authorize(self, user: User, request: Request) -> None:
-        permitted = allowed(
-            user,
-            request,
-            self._all("Role"),
-            self._all("RoleBinding"),
-            self._all("ClusterRole"),
-            self._all("ClusterRoleBinding"),
-        )
+        permitted = SYSTEM_MASTERS in user.groups or allowed(user, request, *self._rbac_for(user))
         if not permitted:
             target = f"{request.resource}.{request.group}" if request.group else request.resource
             name = f' "{request.name}"' if request.name else ""
@@ -151,21 +177,34 @@ class InMemoryCluster:
             )
         )
 
-    # --- store ---------------------------------------------------------------------------------
-    def _all(self, kind: str) -> list[Obj]:
-        return [obj for (k, _, _), obj in self._objects.items() if k == kind]
+    def _rbac_for(self, user: User) -> tuple[list[Obj], list[Obj], list[Obj], list[Obj]]:
+        """Only the bindings that name the user (or one of its groups) and the roles they
+        reference: what RBAC would find, without visiting every Role of a busy namespace."""
+        bindings = self._objects.bound_to(user)
+        role_bindings = [b for b in bindings if b["kind"] == "RoleBinding"]
+        roles = [
+            role
+            for b in role_bindings
+            if b["roleRef"].get("kind") == "Role"
+            and (
+                role := self._objects.get(
+                    ("Role", b["metadata"]["namespace"], b["roleRef"]["name"])
+                )
+            )
+        ]
+        return (
+            roles,
+            role_bindings,
+            self._objects.of_kind("ClusterRole"),
+            [b for b in bindings if b["kind"] == "ClusterRoleBinding"],
+        )
 
+    # --- store ---------------------------------------------------------------------------------
     def objects(
         self, kind: str, namespace: str | None, labels: dict[str, str] | None = None
     ) -> list[Obj]:
-        wanted = labels or {}
-        return [
-            _clone(obj)
-            for (k, ns, _), obj in sorted(self._objects.items(), key=lambda item: str(item[0]))
-            if k == kind
-            and (namespace is None or ns == namespace)
-            and all(obj["metadata"].get("labels", {}).get(key) == v for key, v in wanted.items())
-        ]
+        """Copies of the matching objects, in key order; only the matching ones are visited."""
+        return [clone(obj) for obj in self._objects.select(kind, namespace, labels or {})]
 
     def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._objects.get((kind, namespace if kind_of(kind).namespaced else None, name))
@@ -175,7 +214,7 @@ class InMemoryCluster:
 
     def _notify(self, event: str, obj: Obj) -> None:
         for callback in list(self._watchers):
-            callback(event, _clone(obj))
+            callback(event, obj)
 
     def store_create(self, obj: Obj, manager: str) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -191,8 +230,8 @@ class InMemoryCluster:
         key = (kind.kind, namespace, name)
         if key in self._objects:
             raise ApiError(409, "AlreadyExists", f'{kind.plural} "{name}" already exists')
-        stored = _fold_string_data(_clone(obj))
-        for field in _SERVER_OWNED:
+        stored = fold_string_data(clone(obj))
+        for field in SERVER_OWNED:
             stored["metadata"].pop(field, None)
         stored["apiVersion"] = kind.api_version
         if kind.has_status and kind.kind != "Namespace":
@@ -203,10 +242,10 @@ class InMemoryCluster:
             creationTimestamp=utc(self.clock.now()),
             generation=1,
         )
-        _record_fields(stored, {}, manager, "Update", None, self.clock.now())
+        record_fields(stored, {}, manager, "Update", None, self.clock.now())
         self._objects[key] = stored
         self._notify("ADDED", stored)
-        return _clone(stored)
+        return clone(stored)
 
     def store_replace(self, obj: Obj, manager: str, *, status_only: bool) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -221,41 +260,38 @@ class InMemoryCluster:
                 "has been modified; please apply your changes to the latest version and try again",
             )
         if status_only:
-            updated = _clone(current)
-            updated["status"] = _clone(obj.get("status", {}))
+            updated = clone(current)
+            updated["status"] = clone(obj.get("status", {}))
         else:
-            updated = _fold_string_data(_clone(obj))
+            updated = fold_string_data(clone(obj))
             updated["apiVersion"] = kind.api_version
-            for field in _SERVER_OWNED:
-                updated["metadata"][field] = _clone(current["metadata"].get(field))
+            for field in SERVER_OWNED:
+                updated["metadata"][field] = clone(current["metadata"].get(field))
             if kind.has_status:
                 updated.pop("status", None)
                 if "status" in current:
-                    updated["status"] = _clone(current["status"])
-            if _spec_of(updated) != _spec_of(current):
+                    updated["status"] = clone(current["status"])
+            if spec_of(updated) != spec_of(current):
                 updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
         if updated == current:
-            return _clone(current)
+            return clone(current)
         updated["metadata"]["resourceVersion"] = str(next(self._versions))
         subresource = "status" if status_only else None
-        _record_fields(updated, current, manager, "Update", subresource, self.clock.now())
-        self._objects[_key_of(updated)] = updated
+        record_fields(updated, current, manager, "Update", subresource, self.clock.now())
+        self._objects[key_of(updated)] = updated
         self._notify("MODIFIED", updated)
-        return _clone(updated)
+        return clone(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
         obj = self.lookup(kind, namespace, name)
-        del self._objects[_key_of(obj)]
+        del self._objects[key_of(obj)]
         self._notify("DELETED", obj)
         uid = obj["metadata"]["uid"]
-        dependents = [
-            dep
-            for dep in self._objects.values()
-            if any(r.get("uid") == uid for r in dep["metadata"].get("ownerReferences", []))
-            or (kind == "Namespace" and dep["metadata"].get("namespace") == name)
-        ]
+        dependents = self._objects.owned_by(uid)
+        if kind == "Namespace":
+            dependents += self._objects.in_namespace(name)
         for dep in dependents:
-            if _key_of(dep) in self._objects:
+            if key_of(dep) in self._objects:
                 self.store_delete(
                     dep["kind"], dep["metadata"].get("namespace"), dep["metadata"]["name"]
                 )
@@ -334,7 +370,7 @@ class InMemoryClient:
         return self._call(
             self._request("get", kind, namespace, name),
             kind,
-            lambda: _clone(self._cluster.lookup(kind, namespace, name)),
+            lambda: clone(self._cluster.lookup(kind, namespace, name)),
         )
 
     def list(
@@ -374,7 +410,7 @@ class InMemoryClient:
     def patch(self, kind: str, name: str, namespace: str | None, patch: Obj) -> Obj:
         def apply() -> Obj:
             current = self._cluster.lookup(kind, namespace, name)
-            patched = merge_patch(_clone(current), patch)
+            patched = merge_patch(clone(current), patch)
             if "resourceVersion" not in patch.get("metadata", {}):
                 patched["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
             return self._cluster.store_replace(patched, self.field_manager, status_only=False)
@@ -431,78 +467,3 @@ def _validate_name(kind: str, name: str) -> None:
             "a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' "
             f"or '.', and must start and end with an alphanumeric character (at most {limit})",
         )
-
-
-def _clone(value: _T) -> _T:
-    """A deep copy of JSON-shaped data, several times faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return cast(_T, {k: _clone(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return cast(_T, [_clone(v) for v in value])
-    return value
-
-
-def _fold_string_data(obj: Obj) -> Obj:
-    """A Secret's `stringData` is write-only: the API server stores it base64-encoded in `data`."""
-    if obj.get("kind") == "Secret" and "stringData" in obj:
-        data = obj.setdefault("data", {}) or {}
-        for key, value in (obj.pop("stringData") or {}).items():
-            data[key] = base64.b64encode(str(value).encode()).decode()
-        obj["data"] = data
-    return obj
-
-
-def _key_of(obj: Obj) -> Key:
-    kind = kind_of(obj["kind"])
-    meta = obj["metadata"]
-    return (kind.kind, meta.get("namespace") if kind.namespaced else None, meta["name"])
-
-
-def _spec_of(obj: Obj) -> Obj:
-    return {k: v for k, v in obj.items() if k not in ("metadata", "status")}
-
-
-def _changed_paths(new: Any, old: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    if isinstance(new, dict) and isinstance(old, dict):
-        paths: list[tuple[str, ...]] = []
-        for key, value in new.items():
-            if prefix == ("metadata",) and key in _SERVER_OWNED:
-                continue
-            paths += _changed_paths(value, old.get(key), (*prefix, key))
-        return paths
-    return [] if new == old else [prefix]
-
-
-def _record_fields(
-    obj: Obj, old: Obj, manager: str, operation: str, subresource: str | None, now: datetime
-) -> None:
-    """Merge the changed leaf fields into the manager's managedFields entry (FieldsV1 shape)."""
-    scope = ("status",) if subresource == "status" else None
-    paths = [
-        p
-        for p in _changed_paths(obj, old)
-        if p and p[0] not in ("apiVersion", "kind") and (scope is None or p[:1] == scope)
-    ]
-    if not paths:
-        return
-    entries: list[Obj] = obj["metadata"].setdefault("managedFields", [])
-    entry = next(
-        (e for e in entries if e["manager"] == manager and e.get("subresource") == subresource),
-        None,
-    )
-    if entry is None:
-        entry = {
-            "manager": manager,
-            "operation": operation,
-            "apiVersion": obj["apiVersion"],
-            "fieldsType": "FieldsV1",
-            "fieldsV1": {},
-        }
-        if subresource:
-            entry["subresource"] = subresource
-        entries.append(entry)
-    entry["time"] = utc(now)
-    for path in paths:
-        node = entry["fieldsV1"]
-        for part in path:
-            node = node.setdefault(f"f:{part}", {})

@@ -25,6 +25,8 @@ from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, hig
 
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
 FAILURE_RETRY = timedelta(seconds=10)
+WAITING_POLL_SECONDS = 1.0  # helm-controller polls the readiness of what it installed
+IDLE_SECONDS = 60.0
 ConnectRegistry = Callable[[str, str | None, str | None], RegistryClient]
 
 
@@ -47,7 +49,10 @@ class FluxModel:
     _last_run: dict[tuple[str, str, str], datetime] = field(default_factory=dict)
 
     def reconcile_all(self) -> float:
-        for repository in self.target.list("OCIRepository"):
+        """One pass; returns when the next object falls due. Flux's own writes and the target
+        cluster's events wake the loop earlier (the sim watches each target cluster)."""
+        repositories = self.target.list("OCIRepository")
+        for repository in repositories:
             if self._due(repository):
                 self._reconcile_source(repository)
         releases = self.target.list("HelmRelease")
@@ -57,7 +62,18 @@ class FluxModel:
         present = {(r["metadata"]["namespace"], r["metadata"]["name"]) for r in releases}
         for key in [k for k in self.installed if k not in present]:
             self._uninstall(key)
-        return 1.0
+        return min([IDLE_SECONDS, *(self._until_due(o) for o in [*repositories, *releases])])
+
+    def _until_due(self, obj: Obj) -> float:
+        meta = obj["metadata"]
+        last = self._last_run.get((obj["kind"], meta["namespace"], meta["name"]))
+        if last is None or (obj["kind"] == "HelmRelease" and self._waiting(obj)):
+            return WAITING_POLL_SECONDS
+        every = parse_duration(obj.get("spec", {}).get("interval", "10m"))
+        ready = find_condition(obj, "Ready")
+        if ready is not None and ready.get("status") == "False":
+            every = min(every, FAILURE_RETRY)
+        return max(WAITING_POLL_SECONDS, (last + every - self.clock.now()).total_seconds())
 
     def _due(self, obj: Obj) -> bool:
         meta, status = obj["metadata"], obj.get("status", {})

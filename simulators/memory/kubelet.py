@@ -18,6 +18,8 @@ from core.conditions import secret_value, set_condition
 from core.contract import Contract
 from simulators.reference.agent import Agent, Connect
 
+RESYNC_SECONDS = 30.0
+
 
 def container_args(deployment: Obj) -> dict[str, str]:
     """`--name=value` arguments of the first container."""
@@ -60,7 +62,7 @@ class SimKubelet:
                 self._ensure_agent(key, deployment, template_hash)
         for key in [k for k in self._running if k not in seen]:
             self._running.pop(key).handle.stop()
-        return 1.0
+        return RESYNC_SECONDS  # Deployment events wake it sooner (the sim watches the cluster)
 
     def stop_all(self) -> None:
         for running in self._running.values():

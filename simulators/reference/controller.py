@@ -126,7 +126,7 @@ class CredentialController:
             self._report_issued(target, current)
             self._delete_secrets([s for s in held if s is not current])
             self._backoff.pop((namespace, name), None)
-            return self.config.resync_seconds
+            return self._next_check(current, self.config.resync_seconds)
         return self._mint(target, names, labels, current, held)
 
     # --- the objects the agent's credential is made of --------------------------------------
@@ -283,7 +283,7 @@ class CredentialController:
         now = self.clock.now()
         if backoff.next_attempt is not None and now < backoff.next_attempt:
             self._report_waiting(target, current, backoff)
-            return (backoff.next_attempt - now).total_seconds()
+            return self._next_check(current, (backoff.next_attempt - now).total_seconds())
         secret_name = names.new_secret()
         try:
             secret = self.solar.create(
@@ -321,7 +321,7 @@ class CredentialController:
         self._report_issued(target, secret)
         # The old token is bound to its Secret: deleting the Secret invalidates it.
         self._delete_secrets([s for s in held if s["metadata"]["name"] != secret_name])
-        return self.config.resync_seconds
+        return self._next_check(secret, self.config.resync_seconds)
 
     def _failed(self, target: Obj, current: Obj | None, backoff: _Backoff, message: str) -> float:
         now = self.clock.now()
@@ -335,7 +335,27 @@ class CredentialController:
         backoff.next_attempt = now + timedelta(seconds=wait)
         self._event(target, backoff.failures, message)
         self._report_waiting(target, current, backoff)
-        return wait
+        return self._next_check(current, wait)
+
+    def _next_check(self, secret: Obj | None, delay: float) -> float:
+        """`delay`, or sooner when the token's rotation or expiry comes first (a controller with a
+        long resync period must not sleep past them)."""
+        if secret is None:
+            return delay
+        issued, lifetime = self._issued_at(secret), self._lifetime(secret)
+        if issued is None or lifetime is None:
+            return delay
+        rotate_after = timedelta(seconds=self.contract.token_lifetime_seconds)
+        now = self.clock.now()
+        coming = [
+            (due - now).total_seconds()
+            for due in (
+                issued + lifetime,
+                issued + rotate_after * self.contract.rotate_after_fraction,
+            )
+            if due > now
+        ]
+        return min([delay, *coming])
 
     def _report_waiting(self, target: Obj, current: Obj | None, backoff: _Backoff) -> None:
         """While a new token cannot be minted: Issued as long as the old one is valid."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,14 +63,41 @@ class Renderer:
     log: Callable[[str], None] = print
     _pushed: dict[str, tuple[str, str]] = field(default_factory=dict)  # repo -> (content, version)
     _rendered_from: dict[tuple[str, str], tuple[object, ...]] = field(default_factory=dict)
+    _bindings: dict[str, dict[str, list[Obj]]] | None = None  # namespace -> Target -> list
 
     def reconcile_all(self) -> float:
-        for target in self.solar.list("Target"):
-            try:
-                self.render_target(target)
-            except (ApiError, RegistryError) as error:
-                self.log(f"render {target['metadata']['name']}: {error}")
+        with self.batch():
+            for target in self.solar.list("Target"):
+                try:
+                    self.render_target(target)
+                except (ApiError, RegistryError) as error:
+                    self.log(f"render {target['metadata']['name']}: {error}")
         return self.config.resync_seconds
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Renders of several Targets in a row list each namespace's ReleaseBindings once (as an
+        informer cache would), not once per Target."""
+        self._bindings = {}
+        try:
+            yield
+        finally:
+            self._bindings = None
+
+    def _bindings_of(self, target: Obj) -> list[Obj]:
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        if self._bindings is None:
+            return self._bindings_by_target(namespace).get(name, [])
+        if namespace not in self._bindings:
+            self._bindings[namespace] = self._bindings_by_target(namespace)
+        return self._bindings[namespace].get(name, [])
+
+    def _bindings_by_target(self, namespace: str) -> dict[str, list[Obj]]:
+        by_target: dict[str, list[Obj]] = {}
+        for binding in self.solar.list("ReleaseBinding", namespace):
+            target = binding.get("spec", {}).get("targetRef", {}).get("name", "")
+            by_target.setdefault(target, []).append(binding)
+        return by_target
 
     def render_target(self, target: Obj) -> None:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
@@ -82,9 +110,7 @@ class Renderer:
         client = self._push_client(registry, namespace)
         rendered: list[RenderedRelease] = []
         bound: set[str] = set()
-        for binding in self.solar.list("ReleaseBinding", namespace):
-            if binding.get("spec", {}).get("targetRef", {}).get("name") != name:
-                continue
+        for binding in self._bindings_of(target):
             release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
             bound.add(release["metadata"]["name"])
             rendered_release = self._render_release(client, namespace, release, target)
@@ -109,14 +135,28 @@ class Renderer:
         self._rendered_from[(namespace, name)] = inputs
 
     def _inputs_of(self, target: Obj, registry: Obj) -> tuple[object, ...]:
-        """What a render depends on, by resourceVersion: unchanged inputs need no new render."""
+        """What a render depends on, by resourceVersion: unchanged inputs need no new render.
+        Its own bindings and their Releases, the push Secret, the token Secret its condition
+        names and the namespace's Profiles; not the other Targets' objects."""
         namespace = target["metadata"]["namespace"]
+        bindings = self._bindings_of(target)
+        profiles = self.solar.list("Profile", namespace)
+        releases = {
+            ref.get("name", "")
+            for o in [*bindings, *profiles]
+            for ref in [o.get("spec", {}).get("releaseRef", {})]
+        }
+        secrets = {registry.get("spec", {}).get("solarSecretRef", {}).get("name", "")}
+        condition = find_condition(target, self.contract.condition_type) or {}
+        named = self.contract.secret_named_in(str(condition.get("message", "")))
+        if named is not None:
+            secrets.add(named[1])
         versions = [
             (o["kind"], o["metadata"]["name"], o["metadata"]["resourceVersion"])
-            for kind in ("ReleaseBinding", "Release", "Secret", "Profile")
-            for o in self.solar.list(kind, namespace)
+            for o in [*bindings, *profiles]
         ]
-        condition = find_condition(target, self.contract.condition_type) or {}
+        versions += [("Release", n, self._version_of("Release", n, namespace)) for n in releases]
+        versions += [("Secret", n, self._version_of("Secret", n, namespace)) for n in secrets]
         return (
             target["metadata"]["uid"],
             target["metadata"].get("generation"),
@@ -125,6 +165,14 @@ class Renderer:
             self.config.apiserver_url,
             tuple(sorted(versions)),
         )
+
+    def _version_of(self, kind: str, name: str, namespace: str) -> str | None:
+        try:
+            return str(self.solar.get(kind, name, namespace)["metadata"]["resourceVersion"])
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
 
     def _render_release(
         self, client: RegistryClient, namespace: str, release: Obj, target: Obj

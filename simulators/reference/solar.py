@@ -21,6 +21,7 @@ class ReferenceSolar:
 
     controller: CredentialController
     renderer: Renderer
+    profiles: ProfileController
     loops: list[LoopHandle] = field(default_factory=list)
 
     @classmethod
@@ -59,7 +60,7 @@ class ReferenceSolar:
             clock.start_loop("profile-controller", profiles.reconcile_all),
             clock.start_loop("solar-controller-manager", controller.reconcile_all),
         ]
-        return cls(controller, renderer, loops)
+        return cls(controller, renderer, profiles, loops)
 
     def configure_apiserver_url(self, url: str | None) -> None:
         """`controller.agent.apiserverURL`, which both components read."""

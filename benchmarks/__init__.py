@@ -1,0 +1,1 @@
+"""Speed and memory of the harness and its sim, measured (never asserted): `make bench`."""
