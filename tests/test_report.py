@@ -567,3 +567,41 @@ def test_the_plugin_reports_a_failure_with_its_diagnostics(pytester: pytest.Pyte
     for name in FILES:
         assert "eyJ" not in (folder / name).read_text(), f"a token reached {name}"
     assert "Conformance level: not conformant" in page
+
+
+PASSING_STEP = """
+from pytest_bdd import then
+
+@then("the lamp is checked and the check fails")
+def passes_after_all():
+    pass
+"""
+
+
+def test_a_passed_scenario_links_no_diagnostics_of_an_earlier_run(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "failing.feature").write_text(FAILING_FEATURE)
+    folder = pytester.path / "report"
+    pytester.makepyfile(failing_step=FAILING_STEP)
+    _run(
+        pytester,
+        "-p",
+        "failing_step",
+        str(pytester.path / "failing.feature"),
+        f"--solar-report={folder}",
+    ).assert_outcomes(failed=1)
+    first = sorted((pytester.path / "artifacts" / "sim").iterdir())
+    assert len(first) == 1, "the failed run wrote its diagnostics in a folder of its own"
+    pytester.makepyfile(failing_step=PASSING_STEP)
+    _run(
+        pytester,
+        "-p",
+        "failing_step",
+        str(pytester.path / "failing.feature"),
+        f"--solar-report={folder}",
+    ).assert_outcomes(passed=1)
+    card = _scenario_html((folder / "report.html").read_text(), "a check that fails")
+    assert "st-passed" in card
+    assert "Diagnostics:" not in card
+    assert sorted((pytester.path / "artifacts" / "sim").iterdir()) == first
