@@ -123,6 +123,7 @@ def test_a_profile_naming_the_implementation_runs(pytester: pytest.Pytester) -> 
     conformance = (folder / "conformance.yaml").read_text()
     assert "name: SolAr\n" in conformance
     assert "version: v0.3.0" in conformance
+    assert "answeredBy: SolAr\n" in conformance, "each scenario names who answered it"
 
 
 @pytest.mark.parametrize("option", ["--solar-report", "--solar-artifacts"])
