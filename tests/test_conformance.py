@@ -204,3 +204,41 @@ def test_records_survive_json(tmp_path: Path) -> None:
     record = replace(_passing()[0], example=1, rule="A rule", duration=1.5)
     run, records = load(json.loads(json.dumps(dump(RUN, [record]))))
     assert (run, records) == (RUN, [record])
+
+
+class _ApiServer:
+    def __init__(self, version: str | None) -> None:
+        self.version = version
+        self.calls = 0
+
+    def _call(self, method: str, path: str) -> dict[str, str]:
+        from core.api import ApiError
+
+        self.calls += 1
+        assert (method, path) == ("GET", "/version")
+        if self.version is None:
+            raise ApiError(503, "ServiceUnavailable", "starting")
+        return {"gitVersion": self.version}
+
+
+def test_a_real_landscape_reports_what_its_api_servers_say() -> None:
+    from core.contract import REFERENCE
+    from core.landscape import RegistryEndpoint
+    from fixtures.provision.toolchain import versions
+    from fixtures.real.landscape import RealLandscape
+
+    landscape = RealLandscape(REFERENCE, "reference")
+    solar, target = _ApiServer("v1.34.4"), _ApiServer("v1.33.1")
+    landscape.solar, landscape.target = solar, target  # type: ignore[assignment]
+    landscape.registry = RegistryEndpoint("registry:5000", True, "distribution+token-service")
+    found = landscape.versions()
+    assert found["kubernetes"] == "v1.34.4"
+    assert found["kubernetes (target)"] == "v1.33.1"
+    assert found["registry"] == f"distribution+token-service {versions.DISTRIBUTION}"
+    assert versions.SOURCE_CONTROLLER in found["flux"]
+    landscape.versions()
+    assert solar.calls == 1, "asked once per landscape"
+    unanswered = RealLandscape(REFERENCE, "reference")
+    unanswered.solar = unanswered.target = _ApiServer(None)  # type: ignore[assignment]
+    unanswered.registry = landscape.registry
+    assert unanswered.versions()["kubernetes"] == "not reported"
