@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 MUTANTS_ARGS ?=
 
-.PHONY: features check lint typecheck unit mutants report local kind tools kind-images bench clean
+.PHONY: features check lint typecheck unit mutants report local kind tools kind-images bench clean \
+	cucumber-html-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +50,12 @@ report: report-sim
 report-%: $(STAMP)
 	$(BIN)/pytest features/ --solar-env=$* --solar-report reports/$* $(PYTEST_ARGS)
 
+## Cucumber's own HTML formatter renders the run's Cucumber Messages with the right counts in
+## headless Chromium (needs Node.js and Chromium; npm packages pinned in tests/cucumber_html).
+cucumber-html-check: $(STAMP)
+	npm ci --prefix tests/cucumber_html --no-audit --no-fund --silent
+	SOLAR_REQUIRE_CUCUMBER_HTML=1 $(BIN)/pytest tests/test_cucumber_html.py $(PYTEST_ARGS)
+
 ## The feature files on real local processes (builds the tools first; cached).
 local: tools
 	$(BIN)/pytest features/ --solar-env=local $(PYTEST_ARGS)
@@ -66,4 +73,5 @@ kind-images: tools
 	$(BIN)/python -m fixtures.provision images
 
 clean:
-	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis \
+		tests/cucumber_html/node_modules

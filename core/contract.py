@@ -19,6 +19,10 @@ from core.clock import parse_utc
 
 @dataclass(frozen=True)
 class Contract:
+    # Who this profile describes, for the conformance report ("" = the harness's reference SolAr
+    # for --solar-impl=reference, an unnamed installed SolAr for --solar-impl=external).
+    implementation_name: str = ""
+    implementation_version: str = ""
     # Fixed by the page.
     condition_type: str = "AgentCredentialReady"
     revocation_annotation: str = "solar.opendefense.cloud/agent-credential"

@@ -34,6 +34,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "fixtures.kind",
     },
     "fixtures.report": {"core", "fixtures.plugin"},
+    "fixtures.model": {"core", "fixtures.page", "fixtures.sim"},
     "steps": {"core", "fixtures.page", "fixtures.plugin"},
 }
 

@@ -8,23 +8,27 @@ import re
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from fixtures.plugin.attachments import Table
 from fixtures.report.__main__ import main
 from fixtures.report.html import render
-from fixtures.report.model import (
+from fixtures.report.kept import (
     Outcome,
-    Report,
-    build_report,
     failure_summary,
     read_feature_files,
+    records_from_cucumber,
     skip_reason,
 )
+from fixtures.report.model import Report, build_report
+from fixtures.report.plugin import FILES
+from fixtures.report.records import RunInfo, ScenarioRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc"
@@ -208,9 +212,15 @@ OUTCOMES = {
         "skipped", f"no drawer in this landscape (key {TOKEN})"
     ),
     ("features/lamps.feature", "test_the_lamp_goes_out"): Outcome(
-        "failed", f"AssertionError: lit {TOKEN}", diagnostics="../artifacts/lamps_goes_out/"
+        "failed", f"AssertionError: lit {TOKEN}"
     ),
 }
+DIAGNOSTICS = {"test_the_lamp_goes_out": "../artifacts/lamps_goes_out/"}
+RUN = RunInfo(
+    backend="sim",
+    implementation="reference",
+    started=datetime(2025, 1, 2, 3, 4, tzinfo=UTC).isoformat(),
+)
 
 
 @pytest.fixture
@@ -222,16 +232,15 @@ def features(tmp_path: Path) -> Path:
     return folder
 
 
-def _report(features: Path | None, outcomes: Any = OUTCOMES) -> Report:
-    return build_report(
-        _cucumber(),
-        backend="sim",
-        implementation="reference",
-        date=datetime(2025, 1, 2, 3, 4, tzinfo=UTC),
-        outcomes=outcomes,
-        feature_files=read_feature_files([features]) if features else None,
-        traceability=INDEX,
+def _records(features: Path | None, outcomes: Any = OUTCOMES) -> list[ScenarioRecord]:
+    records = records_from_cucumber(
+        _cucumber(), outcomes, read_feature_files([features]) if features else None
     )
+    return [replace(r, diagnostics=DIAGNOSTICS.get(r.test_id)) for r in records]
+
+
+def _report(features: Path | None, outcomes: Any = OUTCOMES) -> Report:
+    return build_report(_records(features, outcomes), RUN, INDEX)
 
 
 def _scenario_html(page: str, name: str) -> str:
@@ -318,11 +327,11 @@ def test_an_outline_proves_by_its_name_as_written(features: Path) -> None:
 
 def test_a_table_a_step_attached_is_shown_under_its_scenario(features: Path) -> None:
     table = Table("What the lamp may do", ("lamp", "on", "off"), (("red", "own", f"- {TOKEN}"),))
-    outcomes = {
-        **OUTCOMES,
-        ("features/lamps.feature", "test_the_lamp_lights"): Outcome("passed", tables=(table,)),
-    }
-    card = _scenario_html(render(_report(features, outcomes)), "The lamp lights")
+    records = [
+        replace(r, tables=(table,)) if r.test_id == "test_the_lamp_lights" else r
+        for r in _records(features)
+    ]
+    card = _scenario_html(render(build_report(records, RUN, INDEX)), "The lamp lights")
     assert "<summary>What the lamp may do</summary>" in card
     assert "<th>lamp</th><th>on</th><th>off</th>" in card
     assert "<td>red</td><td>own</td><td>- &lt;redacted&gt;</td>" in card
@@ -344,17 +353,10 @@ def test_a_step_without_definition_fails_where_the_json_stops(features: Path) ->
             "failed", "StepDefinitionNotFoundError: Step definition is not found"
         )
     }
-    report = build_report(
-        cucumber,
-        backend="sim",
-        implementation="reference",
-        date=datetime.now(UTC),
-        outcomes=outcomes,
-        feature_files=read_feature_files([features]),
-    )
-    spare = next(s for s in report.scenarios if s.test_id == drawer["id"])
+    records = records_from_cucumber(cucumber, outcomes, read_feature_files([features]))
+    spare = next(s for s in records if s.test_id == drawer["id"])
     assert spare.status == "failed"
-    assert [s.status for s in spare.steps] == ["passed", "failed", "not run"]
+    assert [s.status for s in spare.steps] == ["passed", "undefined", "not run"]
 
 
 def test_without_outcomes_a_scenario_that_stopped_short_is_unknown(features: Path) -> None:
@@ -433,9 +435,46 @@ def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
     assert "No scenario ran" in out.read_text()
 
 
-def test_the_command_says_what_is_wrong_with_its_input(tmp_path: Path) -> None:
-    (tmp_path / "c.json").write_text('{"not": "a list"}')
-    assert main([f"--cucumber={tmp_path / 'c.json'}", f"--out={tmp_path / 'r.html'}"]) == 2
+@pytest.mark.parametrize(
+    ("option", "text", "said"),
+    [
+        ("--cucumber", '{"not": "a list"}', "expected a list of features"),
+        ("--cucumber", "[{}]", "a feature has no uri"),
+        ("--cucumber", '[{"uri": "a", "elements": [{"id": "x"}]}]', "lacks its id, name"),
+        (
+            "--cucumber",
+            '[{"uri": "a", "elements": [{"id": "x", "name": "n", "line": 1, '
+            '"steps": [{"keyword": "Given", "name": "s", "result": {}}]}]}]',
+            "has no status",
+        ),
+        ("--cucumber", "not json", "is not JSON"),
+        ("--records", "[]", "is not a records file"),
+        ("--records", '{"run": {}, "scenarios": []}', "the run lacks backend"),
+        ("--records", '{"run": {"backend": "sim"}, "scenarios": [{"uri": "x"}]}', "lacks feature"),
+    ],
+)
+def test_input_of_the_wrong_shape_is_one_line_and_exit_4(
+    tmp_path: Path, option: str, text: str, said: str
+) -> None:
+    (tmp_path / "in.json").write_text(text)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fixtures.report",
+            f"{option}={tmp_path / 'in.json'}",
+            f"--out={tmp_path / 'r.html'}",
+            f"--features={tmp_path}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 # --- the plugin ---------------------------------------------------------------------------------
@@ -477,45 +516,92 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     )
 
 
-def test_the_plugin_writes_the_three_files(pytester: pytest.Pytester) -> None:
+def test_the_plugin_writes_every_file(pytester: pytest.Pytester) -> None:
     folder = pytester.path / "report"
     result = _run(
         pytester, str(ROOT / "features" / "registry_isolation.feature"), f"--solar-report={folder}"
     )
-    result.assert_outcomes(passed=19)
-    assert sorted(p.name for p in folder.iterdir()) == ["cucumber.json", "junit.xml", "report.html"]
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes["passed"] > 0
+    passed = outcomes["passed"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
     assert json.loads((folder / "cucumber.json").read_text())[0]["name"] == "Registry isolation"
     assert "<testsuites" in (folder / "junit.xml").read_text()
     page = (folder / "report.html").read_text()
     assert '<span class="kw">Feature:</span> Registry isolation</h2>' in page
-    assert page.count('class="scenario st-passed"') == 19
+    assert page.count('class="scenario st-passed"') == passed
     assert 'class="badge b-proven"' in _coverage_row(page, "regcred-weakness")
     assert 'class="badge b-not-run"' in _coverage_row(page, "intro-own-agent")
     assert 'class="badge b-informative"' in _coverage_row(page, "walk-through")
     assert "<dd>sim</dd>" in page
+    # one feature file proves part of the page: the level says so, in the YAML and the HTML
+    conformance = yaml.safe_load((folder / "conformance.yaml").read_text())
+    assert conformance["level"] == "partially conformant"
+    assert {m["status"] for m in conformance["notPassed"]} == {"not run"}
+    assert "Conformance level: partially conformant" in page
+    result.stdout.fnmatch_lines(["Conformance level: partially conformant*"])
 
 
 def test_the_plugin_reports_a_failure_with_its_diagnostics(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(failing_step=FAILING_STEP)
     (pytester.path / "failing.feature").write_text(FAILING_FEATURE)
     folder = pytester.path / "report"
-    elsewhere = pytester.path / "kept.json"
     result = _run(
         pytester,
         "-p",
         "failing_step",
         str(pytester.path / "failing.feature"),
         f"--solar-report={folder}",
-        f"--cucumberjson={elsewhere}",
     )
     result.assert_outcomes(failed=1)
-    assert (folder / "cucumber.json").read_text() == elsewhere.read_text()
     page = (folder / "report.html").read_text()
     card = _scenario_html(page, "a check that fails")
     assert "st-failed" in card
     assert "the check failed, token &lt;redacted&gt;" in card
     link = re.search(r'Diagnostics: <a href="([^"]+)"', card)
     assert link is not None
-    assert (folder / link.group(1)).is_dir(), "the link leads to the diagnostics folder"
-    for name in ("cucumber.json", "junit.xml", "report.html"):
+    target = (folder / link.group(1)).resolve()
+    assert target.is_dir(), "the link leads to the diagnostics folder"
+    # artifacts/<backend>/<run id>/<scenario>: a run of its own
+    assert target.parent.parent == (pytester.path / "artifacts" / "sim").resolve()
+    for name in FILES:
         assert "eyJ" not in (folder / name).read_text(), f"a token reached {name}"
+    assert "Conformance level: not conformant" in page
+
+
+PASSING_STEP = """
+from pytest_bdd import then
+
+@then("the lamp is checked and the check fails")
+def passes_after_all():
+    pass
+"""
+
+
+def test_a_passed_scenario_links_no_diagnostics_of_an_earlier_run(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "failing.feature").write_text(FAILING_FEATURE)
+    folder = pytester.path / "report"
+    pytester.makepyfile(failing_step=FAILING_STEP)
+    _run(
+        pytester,
+        "-p",
+        "failing_step",
+        str(pytester.path / "failing.feature"),
+        f"--solar-report={folder}",
+    ).assert_outcomes(failed=1)
+    first = sorted((pytester.path / "artifacts" / "sim").iterdir())
+    assert len(first) == 1, "the failed run wrote its diagnostics in a folder of its own"
+    pytester.makepyfile(failing_step=PASSING_STEP)
+    _run(
+        pytester,
+        "-p",
+        "failing_step",
+        str(pytester.path / "failing.feature"),
+        f"--solar-report={folder}",
+    ).assert_outcomes(passed=1)
+    card = _scenario_html((folder / "report.html").read_text(), "a check that fails")
+    assert "st-passed" in card
+    assert "Diagnostics:" not in card
+    assert sorted((pytester.path / "artifacts" / "sim").iterdir()) == first
