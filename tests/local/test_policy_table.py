@@ -59,7 +59,7 @@ TABLE = [
     Row(PUSH_USER, "overwrite a tag", "test/agent", 201),
     Row(PUSH_USER, "push a new tag", "solar/created-by-push", 201),
     Row(PUSH_USER, "delete", "test/doomed", 202),
-    Row(PUSH_USER, "read", "test/doomed", 404),
+    Row(PUSH_USER, "read", "test/doomed", 200),  # the repository stays, without tags
     Row("pull-test", "read", "test/agent", 200),
     Row("pull-test", "pull a missing tag", "test/agent", 404),
     Row("pull-test", "read", "test/never-pushed", 404),
@@ -67,6 +67,7 @@ TABLE = [
     Row("pull-test", "read", "other/never-pushed", 403),
     Row("pull-test", "read", "testing/agent", 403),
     Row("pull-test", "read", "agent", 403),
+    Row("pull-test", "read", "test", 404),  # `test/**` matches `test` itself: allowed, unknown
     Row("pull-test", "overwrite a tag", "test/agent", 403),
     Row("pull-test", "push a new tag", "test/new", 403),
     Row("pull-test", "push a new tag", "other/new", 403),
@@ -82,8 +83,15 @@ TABLE = [
 ]
 # What each user's catalog lists at the end of the table: what it may read, and nothing else.
 CATALOGS = {
-    PUSH_USER: ["agent", "other/agent", "solar/created-by-push", "test/agent", "testing/agent"],
-    "pull-test": ["test/agent"],
+    PUSH_USER: [
+        "agent",
+        "other/agent",
+        "solar/created-by-push",
+        "test/agent",
+        "test/doomed",
+        "testing/agent",
+    ],
+    "pull-test": ["test/agent", "test/doomed"],
     "pull-other": ["other/agent"],
 }
 
