@@ -5,7 +5,9 @@ registry of the sim backend, and is read by the harness's token service in front
 that has no per-repository access control of its own (CNCF Distribution).
 
 Semantics follow zot: a repository path is matched against the glob patterns under
-`repositories` (`*` within one path segment, `**` across segments); the most specific (longest)
+`repositories` (`*` within one path segment; `**` as a whole segment is any number of segments,
+none included, so `test/**` also matches `test` itself, as zot's doublestar matching does);
+the most specific (longest)
 matching pattern decides; a user listed in `adminPolicy` may do the admin actions everywhere;
 `defaultPolicy` applies to any authenticated user, `anonymousPolicy` to requests without one.
 """
@@ -22,21 +24,26 @@ from typing import Any
 ACTIONS = ("read", "create", "update", "delete")
 
 
+def _segment(segment: str) -> str:
+    return "".join("[^/]*" if c == "*" else re.escape(c) for c in segment)
+
+
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> re.Pattern[str]:
-    parts: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**", i):
-            parts.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            parts.append("[^/]*")
-            i += 1
+    segments = pattern.split("/")
+    regex = ""
+    for index, segment in enumerate(segments):
+        first, last = index == 0, index == len(segments) - 1
+        if segment != "**":
+            regex += ("" if first else "/") + _segment(segment)
+        elif first and last:
+            regex += ".*"
+        elif first:
+            regex += "(?:.*/)?"  # the next segment adds no slash of its own
         else:
-            parts.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("^" + "".join(parts) + "$")
+            regex += "(?:/.*)?"
+    regex = regex.replace("(?:.*/)?/", "(?:.*/)?")
+    return re.compile(f"^{regex}$")
 
 
 @dataclass(frozen=True)

@@ -68,3 +68,22 @@ def test_policy_is_a_zot_config_fragment() -> None:
     assert access["repositories"]["test/**"]["policies"] == [
         {"users": ["pull-test"], "actions": ["read"]}
     ]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "repository", "matches"),
+    [
+        ("test/**", "test", True),  # zot (doublestar): `/**` is also no segment at all
+        ("test/**", "test/agent", True),
+        ("test/**", "test/a/b", True),
+        ("test/**", "testing/agent", False),
+        ("test/**", "testing", False),
+        ("**/agent", "agent", True),
+        ("a/**/b", "a/b", True),
+        ("a/**/b", "a/x/y/b", True),
+        ("test/*", "test/a/b", False),
+    ],
+)
+def test_patterns_match_as_zot_matches_them(pattern: str, repository: str, matches: bool) -> None:
+    policy = AccessPolicy({"repositories": {pattern: {"policies": [], "defaultPolicy": ["read"]}}})
+    assert policy.allows("anyone", repository, "read") is matches

@@ -1,8 +1,10 @@
-"""The local render registry: Distribution behind the token service enforces the access policy
-exactly as the sim backend's in-memory registry does, and serves charts Helm accepts."""
+"""The local render registry (zot when a `zot` binary is on PATH, otherwise Distribution behind
+the token service) enforces the access policy exactly as the sim backend's in-memory registry
+does, and serves charts Helm accepts."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -27,18 +29,14 @@ from core.oci import (
 )
 from core.policy import AccessPolicy
 from core.redact import REDACT
-from fixtures.local.registry import (
-    LocalRegistry,
-    RegistryFiles,
-    missing_registry_tools,
-    zot_config,
-)
+from fixtures.local.registry import LocalRegistry, missing_registry_tools
 from fixtures.page.lookup import pull_chart
 from fixtures.provision.toolchain import MissingTool, Toolchain
 from fixtures.provision.toolchain.layout import BUILD_COMMAND
 from fixtures.real.probes import free_loopback_ports
 from fixtures.real.registry_client import HttpRegistryClient
 from fixtures.real.waiting import ReadinessTimeout
+from fixtures.real.zot import zot_config
 from simulators.memory.registry import InMemoryRegistry
 
 _MISSING = missing_registry_tools()
@@ -65,8 +63,8 @@ CHART = Chart(
     values={"replicas": 1},
 )
 
-# (user or None for anonymous, repository, action) -> verdict. "denied" is 401 or 403: the sim
-# answers 403 DENIED to a known user, Distribution 401 UNAUTHORIZED (insufficient scope).
+# (user or None for anonymous, repository, action) -> verdict, as zot answers: 401 without
+# credentials, 403 to a known user the policy refuses (tests/local/test_policy_table.py has more).
 VERDICTS = [
     (PUSH_USER, "test/agent", "read", "allowed"),
     (PUSH_USER, "test/agent", "push", "allowed"),
@@ -74,15 +72,15 @@ VERDICTS = [
     ("pull-test", "test/agent", "read", "allowed"),
     ("pull-test", "test/agent", "pull unknown tag", "not found"),
     ("pull-test", "test/never-pushed", "read", "not found"),
-    ("pull-test", "other/agent", "read", "denied"),
-    ("pull-test", "other/never-pushed", "read", "denied"),
-    ("pull-test", "test/agent", "push", "denied"),
-    ("pull-test", "test/never-pushed", "push", "denied"),
-    ("pull-test", "agent", "read", "denied"),
+    ("pull-test", "other/agent", "read", "403"),
+    ("pull-test", "other/never-pushed", "read", "403"),
+    ("pull-test", "test/agent", "push", "403"),
+    ("pull-test", "test/never-pushed", "push", "403"),
+    ("pull-test", "agent", "read", "403"),
     ("pull-other", "other/agent", "read", "allowed"),
-    ("pull-other", "test/agent", "read", "denied"),
-    (None, "test/agent", "read", "denied"),
-    (None, "test/agent", "push", "denied"),
+    ("pull-other", "test/agent", "read", "403"),
+    (None, "test/agent", "read", "401"),
+    (None, "test/agent", "push", "401"),
 ]
 
 ClientFactory = Callable[[str | None, str | None], RegistryClient]
@@ -148,7 +146,7 @@ def _verdict(client: RegistryClient, repository: str, action: str) -> str:
         operations[action]()
     except RegistryError as error:
         if error.status in (401, 403):
-            return "denied"
+            return str(error.status)
         # A manifest in a repository never pushed to: the sim says NAME_UNKNOWN, Distribution
         # MANIFEST_UNKNOWN (the OCI spec allows both); callers only rely on the 404.
         return "not found" if error.status == 404 else error.code
@@ -279,17 +277,17 @@ def test_unknown_names_get_the_registry_error_codes(
         assert (unknown.value.status, unknown.value.code) == (404, code)
 
 
-def test_the_catalog_is_for_the_push_user_only(
-    registry: LocalRegistry, passwords: dict[str, str]
+def test_the_catalog_lists_what_the_user_may_read(
+    registry: LocalRegistry, local_as: ClientFactory, passwords: dict[str, str]
 ) -> None:
-    def client(user: str) -> HttpRegistryClient:
-        return HttpRegistryClient(registry.host, user, passwords[user], plain_http=True)
-
-    with client(PUSH_USER) as pusher, client("pull-test") as reader:
-        assert set(SEEDED_REPOSITORIES) <= set(pusher.catalog())
-        with pytest.raises(RegistryError) as refused:
-            reader.catalog()
-        assert refused.value.status in (401, 403), refused.value
+    pusher = local_as(PUSH_USER, passwords[PUSH_USER])
+    assert set(SEEDED_REPOSITORIES) <= set(pusher.catalog())
+    listed = local_as("pull-test", passwords["pull-test"]).catalog()
+    assert "test/agent" in listed
+    assert [name for name in listed if not name.startswith("test/")] == []
+    with pytest.raises(RegistryError) as refused:
+        local_as(None, None).catalog()
+    assert refused.value.status == 401, refused.value
 
 
 def test_wrong_password_is_401(registry_as: ClientFactory) -> None:
@@ -304,20 +302,20 @@ def test_reader_added_at_runtime_reads_its_namespace_once_the_policy_names_it(
     local_as(PUSH_USER, passwords[PUSH_USER]).push_chart("late/agent", CHART)
     password = secrets.token_urlsafe(18)
     REDACT.register(password)
-    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "denied"
+    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "401"
 
     registry.add_user("pull-late", password)
-    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "denied"
+    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "403"
     try:
         registry.set_policy(
             AccessPolicy.for_namespaces(PUSH_USER, {**READERS, "pull-late": "late"})
         )
         late = local_as("pull-late", password)
         assert late.tags("late/agent") == [CHART.version]
-        assert _verdict(late, "test/agent", "read") == "denied"
+        assert _verdict(late, "test/agent", "read") == "403"
     finally:
         registry.set_policy(POLICY)
-    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "denied"
+    assert _verdict(local_as("pull-late", password), "late/agent", "read") == "403"
 
 
 @pytest.mark.parametrize(
@@ -411,17 +409,17 @@ def test_nothing_is_left_running_after_the_context_exits(
         if ending is not None:
             expectation.enter_context(pytest.raises(ending))
         with registry:
-            service = registry.token_service
-            assert service is not None
+            service = registry.token_service  # None when zot authenticates itself
             process_group, directory = registry.process_id, registry.directory
-            ports = [int(registry.host.rsplit(":", 1)[1]), service.port]
+            ports = [int(registry.host.rsplit(":", 1)[1])]
+            ports += [service.port] if service is not None else []
             assert _group_alive(process_group)
             assert all(_listening(port) for port in ports)
             if ending is not None:
                 raise ending()
     assert not _group_alive(process_group)
     assert not any(_listening(port) for port in ports)
-    assert not service.running
+    assert service is None or not service.running
     assert set(threading.enumerate()) <= threads_before
     assert not directory.exists()
 
@@ -431,8 +429,7 @@ def test_a_failed_start_stops_what_it_started() -> None:
     with pytest.raises(ReadinessTimeout, match="last seen"):
         impatient.start()
     assert not _group_alive(impatient.process_id)
-    assert impatient.token_service is not None
-    assert not impatient.token_service.running
+    assert impatient.token_service is None or not impatient.token_service.running
     assert not impatient.directory.exists()
 
 
@@ -441,15 +438,19 @@ def test_logs_hold_no_secrets(
 ) -> None:
     local_as("pull-test", passwords["pull-test"]).tags("test/agent")
     logs = registry.diagnostics()
-    assert set(logs) == {"test-registry-distribution.log", "test-registry-token-service.log"}
     raw = "".join(path.read_text() for path in registry.log_paths.values())
-    assert "token for pull-test: repository:test/agent:pull -> pull" in raw
-    assert not any(password in raw for password in passwords.values())
+    if registry.kind == "zot":
+        assert set(logs) == {"test-registry-zot.log"}
+        assert '"username":"pull-test"' in raw and "/v2/test/agent/tags/list" in raw
+    else:
+        assert set(logs) == {"test-registry-distribution.log", "test-registry-token-service.log"}
+        assert "token for pull-test: repository:test/agent:pull -> pull" in raw
+    encoded = [base64.b64encode(f"{u}:{p}".encode()).decode() for u, p in passwords.items()]
+    assert not any(secret in raw for secret in [*passwords.values(), *encoded])
     assert "eyJ" not in raw
 
 
-def test_zot_would_get_the_same_policy(tmp_path: Path) -> None:
-    # zot cannot be run on these machines: only its configuration is checked.
-    config = zot_config(5000, RegistryFiles(tmp_path), POLICY)
+def test_zot_gets_the_same_policy(tmp_path: Path) -> None:
+    config = zot_config("127.0.0.1", 5000, str(tmp_path), str(tmp_path / "htpasswd"), POLICY)
     assert config["http"]["accessControl"] == POLICY.document
     assert config["http"]["auth"]["htpasswd"]["path"] == str(tmp_path / "htpasswd")
