@@ -9,13 +9,12 @@ import pytest
 from core.contract import Contract
 from core.landscape import Landscape
 from fixtures.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
-from fixtures.plugin.hooks import TIMEOUT_KINDS
+from fixtures.plugin.options import TIMEOUT_KINDS
 
 # The table is the page's; un-revoking and rotation on request are the runbook's (defined here).
 pytestmark = [
     getattr(pytest.mark, "defined-here"),
     pytest.mark.fault,
-    getattr(pytest.mark, "reference-only"),
 ]
 
 

@@ -12,7 +12,7 @@ from hypothesis import Phase
 
 from core.contract import Contract
 from fixtures.model.run import Budget, Figures, run, sim_starter
-from fixtures.plugin.hooks import TIMEOUT_KINDS
+from fixtures.plugin.options import TIMEOUT_KINDS
 from fixtures.plugin.waiting import WaitTimeout
 from simulators.memory import cluster
 from simulators.reference.controller import CredentialController
