@@ -70,6 +70,7 @@ MEMORY_INTERNAL = {
     "apiserver-impersonation-unchecked",
     "registry-catalog-lists-everything",
     "rbac-ignores-serviceaccount-namespace",
+    "controller-writes-report",
 }
 
 
