@@ -69,6 +69,8 @@ MEMORY_INTERNAL = {
     "apiserver-no-auth-cache",
     "apiserver-impersonation-unchecked",
     "registry-catalog-lists-everything",
+    "rbac-ignores-serviceaccount-namespace",
+    "controller-writes-report",
 }
 
 

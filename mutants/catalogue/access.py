@@ -8,7 +8,7 @@ from typing import Any
 
 from core.api import ApiError
 from core.clock import utc
-from mutants.model import mutant
+from mutants.model import Patch, mutant
 
 C = "simulators.reference.controller:CredentialController"
 
@@ -223,21 +223,42 @@ def _prefilled(original: Any) -> Any:
     return ensure
 
 
+def _owns_reports(original: Any) -> Any:
+    """The sim wakes the controller for no change of a TargetReport (a heartbeat is not its
+    business); a controller that writes the report watches them, as an owner of its kind does."""
+
+    def route(self: Any, event: str, obj: Any) -> None:
+        original(self, event, obj)
+        if obj.get("kind") == "TargetReport" and event == "MODIFIED":
+            meta = obj["metadata"]
+            for ref in meta.get("ownerReferences") or []:
+                if ref.get("kind") == "Target":
+                    self.controller.add((meta.get("namespace") or "", ref["name"]))
+
+    return route
+
+
 @mutant(
     "controller-writes-report",
     ("table-agent", "intro-one-report"),
     "solar-controller-manager writes lastReportTime itself, as its own user",
     f"{C}._ensure_report",
+    also=(Patch("fixtures.sim.solar_loops:SolarWorkQueues.route", _owns_reports),),
+    internal=True,
 )
 def _controller_reports(original: Any) -> Any:
+    own_writes: set[str] = set()  # resourceVersions of its own writes: not written over again
+
     def ensure_report(self: Any, target: Any, labels: Any) -> None:
         original(self, target, labels)
         meta = target["metadata"]
         report = self.solar.get("TargetReport", meta["name"], meta["namespace"])
         if not report.get("spec", {}).get("lastReportTime"):
             return  # only once the agent has reported: the report is not empty before that
+        if report["metadata"]["resourceVersion"] in own_writes:
+            return
         report["spec"]["lastReportTime"] = utc(self.clock.now())
-        self.solar.update(report)
+        own_writes.add(self.solar.update(report)["metadata"]["resourceVersion"])
 
     return ensure_report
 

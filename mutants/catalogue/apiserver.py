@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from mutants.model import mutant
+from mutants.model import Patch, mutant
 
 CLUSTER = "simulators.memory.cluster:InMemoryCluster"
 
@@ -121,11 +121,23 @@ def _longer_lived(original: Any) -> Any:
 
 
 # --- RBAC ----------------------------------------------------------------------------------------
+def _every_binding(original: Any) -> Any:
+    """The store hands RBAC every binding, not only those naming the user: RBAC alone decides
+    whose they are (the sim's index of bindings by subject spells out the namespace)."""
+
+    def bound_to(self: Any, user: Any) -> list[Any]:
+        return [*self.of_kind("RoleBinding"), *self.of_kind("ClusterRoleBinding")]
+
+    return bound_to
+
+
 @mutant(
     "rbac-ignores-serviceaccount-namespace",
     ("scope", "separate-namespaces"),
     "RBAC matches a ServiceAccount subject by its name alone, whatever its namespace",
     "core.rbac:subject_matches",
+    also=(Patch("simulators.memory.store:Store.bound_to", _every_binding),),
+    internal=True,
 )
 def _any_namespace(original: Any) -> Any:
     def subject_matches(subject: Any, user: Any, binding_namespace: str | None) -> bool:

@@ -258,9 +258,20 @@ def _agent_only(original: Any) -> Any:
     f"{R}._inputs_of",
 )
 def _blind_to_bindings(original: Any) -> Any:
+    # The Releases a Target's first render depended on: a Release bound later is reached only
+    # through its new ReleaseBinding, so the render must not see it either.
+    first_releases: dict[str, set[str]] = {}
+
     def inputs_of(self: Any, target: Any, registry: Any) -> Any:
         inputs = original(self, target, registry)
-        versions = tuple(v for v in inputs[-1] if v[0] != "ReleaseBinding")
+        known = first_releases.setdefault(
+            str(target["metadata"]["uid"]), {v[1] for v in inputs[-1] if v[0] == "Release"}
+        )
+        versions = tuple(
+            v
+            for v in inputs[-1]
+            if v[0] != "ReleaseBinding" and (v[0] != "Release" or v[1] in known)
+        )
         return (*inputs[:-1], versions)
 
     return inputs_of
