@@ -3,6 +3,7 @@
 pytest_plugins = [
     "fixtures.plugin.actors",
     "fixtures.plugin.hooks",
+    "fixtures.plugin.concurrent",
     "fixtures.report.plugin",
     "steps.environment",
     "steps.operator",
