@@ -2,8 +2,8 @@
 
 pytest_plugins = [
     "fixtures.plugin.actors",
-    "fixtures.plugin.hooks",
     "fixtures.plugin.concurrent",
+    "fixtures.plugin.hooks",
     "fixtures.report.plugin",
     "steps.environment",
     "steps.operator",
