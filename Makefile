@@ -9,13 +9,15 @@ PYTEST_ARGS ?=
 # chosen by measurement on two cores (README, Figures).
 WORKERS ?= 4
 
-.PHONY: features check check-sim lint typecheck unit unit-sim unit-real report local kind tools tools-local tools-kind kind-images clean
+.PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind report local kind tools tools-local tools-kind kind-images clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $@
+
+venv: $(STAMP)
 
 ## The main job: every scenario of the feature files on the default (sim) backend.
 features: $(STAMP)
@@ -40,8 +42,10 @@ check-sim: lint typecheck features unit-sim
 unit-sim: $(STAMP)
 	$(BIN)/pytest tests/ --ignore=tests/local --ignore=tests/kind $(PYTEST_ARGS)
 
-unit-real: $(STAMP)
-	$(BIN)/pytest tests/local tests/kind $(PYTEST_ARGS)
+unit-real: unit-local unit-kind
+
+unit-local unit-kind: unit-%: $(STAMP)
+	$(BIN)/pytest tests/$* $(PYTEST_ARGS)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim
