@@ -6,8 +6,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 MUTANTS_ARGS ?=
+# Scenarios side by side on the real backends (pytest-xdist workers attached to one landscape)
+# are opt-in, e.g. `make local WORKERS=4`; empty (the default) is a plain serial run.
+WORKERS ?=
+XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
-.PHONY: features check lint typecheck unit mutants report local kind tools kind-images bench clean \
+.PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
+	mutants report local kind tools tools-local tools-kind kind-images bench clean \
 	cucumber-html-check
 
 $(STAMP): pyproject.toml
@@ -15,6 +20,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $@
+
+venv: $(STAMP)
 
 ## The main job: every scenario of the feature files on the default (sim) backend.
 features: $(STAMP)
@@ -32,6 +39,17 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/ $(PYTEST_ARGS)
+
+## What needs no built tool (CI can run it while the tools build), and the tests of real components.
+check-sim: lint typecheck features unit-sim
+
+unit-sim: $(STAMP)
+	$(BIN)/pytest tests/ --ignore=tests/local --ignore=tests/kind $(PYTEST_ARGS)
+
+unit-real: unit-local unit-kind
+
+unit-local unit-kind: unit-%: $(STAMP)
+	$(BIN)/pytest tests/$* $(PYTEST_ARGS)
 
 ## The feature files on sim against every mutant of the catalogue (docs/mutants.md): a score,
 ## non-zero unless every mutant is killed except the documented equivalents.
@@ -56,20 +74,25 @@ cucumber-html-check: $(STAMP)
 	npm ci --prefix tests/cucumber_html --no-audit --no-fund --silent
 	SOLAR_REQUIRE_CUCUMBER_HTML=1 $(BIN)/pytest tests/test_cucumber_html.py $(PYTEST_ARGS)
 
-## The feature files on real local processes (builds the tools first; cached).
-local: tools
-	$(BIN)/pytest features/ --solar-env=local $(PYTEST_ARGS)
+## The feature files on real local processes (builds the tools first; cached). Serial by
+## default; with WORKERS=N the controlling pytest process holds the landscape and N workers run
+## the scenarios side by side (docs/landscape-file.md).
+local: tools-local
+	$(BIN)/pytest features/ --solar-env=local $(XDIST) $(PYTEST_ARGS)
 
 ## The feature files on two kind clusters (needs a running Docker engine; images are cached).
 kind: kind-images
-	$(BIN)/pytest features/ --solar-env=kind $(PYTEST_ARGS)
+	$(BIN)/pytest features/ --solar-env=kind $(XDIST) $(PYTEST_ARGS)
 
 ## Real binaries for the local and kind backends (cached outside the checkout, keyed by version).
 tools: $(STAMP)
 	$(BIN)/python -m fixtures.provision tools build
 
+tools-%: $(STAMP)
+	$(BIN)/python -m fixtures.provision tools build --for $*
+
 ## The kind node image and the agent, Flux and registry images, built offline (cached).
-kind-images: tools
+kind-images: tools-kind
 	$(BIN)/python -m fixtures.provision images
 
 clean:

@@ -3,6 +3,7 @@
 pytest_plugins = [
     "fixtures.plugin.actors",
     "fixtures.plugin.failure_output",  # before hooks: its one-line errors and redaction come after
+    "fixtures.plugin.concurrent",
     "fixtures.plugin.hooks",
     "fixtures.report.plugin",
     "steps.environment",

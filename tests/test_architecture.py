@@ -22,8 +22,21 @@ MAY_IMPORT: dict[str, set[str]] = {
     "fixtures.provision": {"core", "simulators.reference"},
     "fixtures.real": {"core", "fixtures.provision", "simulators.reference"},
     "fixtures.sim": {"core", "simulators.memory", "simulators.reference"},
-    "fixtures.local": {"core", "fixtures.real", "fixtures.provision", "fixtures.page"},
-    "fixtures.kind": {"core", "fixtures.real", "fixtures.provision", "fixtures.page"},
+    "fixtures.local": {
+        "core",
+        "fixtures.real",
+        "fixtures.provision",
+        "fixtures.page",
+        "fixtures.existing",  # `up` writes the landscape file
+    },
+    "fixtures.kind": {
+        "core",
+        "fixtures.real",
+        "fixtures.provision",
+        "fixtures.page",
+        "fixtures.existing",
+    },
+    "fixtures.existing": {"core", "fixtures.real", "fixtures.provision", "fixtures.page"},
     "fixtures.page": {"core"},
     "fixtures.plugin": {
         "core",
@@ -32,6 +45,8 @@ MAY_IMPORT: dict[str, set[str]] = {
         "fixtures.sim",  # landscape selection: one backend, imported when chosen
         "fixtures.local",
         "fixtures.kind",
+        "fixtures.existing",  # attaching to a landscape another process holds
+        "fixtures.real",  # a concurrent run's controlling process holds the landscapes
     },
     "fixtures.report": {"core", "fixtures.plugin"},
     "fixtures.model": {"core", "fixtures.page", "fixtures.sim"},

@@ -1,0 +1,87 @@
+"""Concurrent runs: the reports of a run with workers are as whole as those of a run without,
+and the scenarios that change what every Target sees are the ones kept apart."""
+
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GLOBAL_FAULT_SCENARIOS = {
+    "test_agentcredentialready_is_status_with_reason_reason",  # its Disabled row
+    "test_setting_controlleragentapiserverurl_later_issues_the_token",
+    "test_while_lastreporttime_stays_empty_the_agent_pods_log_on_the_target_cluster_says_why",
+    "test_a_wait_for_the_first_report_that_runs_out_says_to_check_the_agent_pod_logs_and_shows_them",
+    "test_a_token_is_rotated_before_it_expires_once_even_by_a_controller_whose_clock_runs_ahead",
+}
+
+
+def _report(folder: Path, *workers: str) -> tuple[dict[str, list[str]], int, str]:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "features/check_it_worked.feature",
+            "-q",
+            f"--solar-report={folder}",
+            f"--solar-artifacts={folder / 'artifacts'}",
+            *workers,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    cucumber = json.loads((folder / "cucumber.json").read_text())
+    scenarios = {
+        element["name"]: [step["result"]["status"] for step in element["steps"]]
+        for feature in cucumber
+        for element in feature["elements"]
+    }
+    cases = len(list(ET.parse(folder / "junit.xml").iter("testcase")))  # noqa: S314 - our own file
+    return scenarios, cases, (folder / "report.html").read_text()
+
+
+def test_a_run_with_workers_reports_every_scenario_as_a_run_without(tmp_path: Path) -> None:
+    alone, alone_cases, _ = _report(tmp_path / "alone")
+    together, together_cases, page = _report(tmp_path / "together", "-n", "2")
+    assert together == alone
+    assert together_cases == alone_cases > 0
+    text = html.unescape(page)  # however the page escapes a quote
+    for name in alone:
+        assert name in text, f"the HTML report of the run with workers lacks {name!r}"
+
+
+def test_exactly_the_scenarios_with_global_faults_need_the_landscape_alone(
+    pytestconfig: pytest.Config,
+) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", _LIST_ALONE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout.split()
+    assert {name.split("[")[0] for name in found} == GLOBAL_FAULT_SCENARIOS
+    assert len(found) == len(GLOBAL_FAULT_SCENARIOS)  # of the Outline, only its Disabled row
+
+
+_LIST_ALONE = """
+import os
+import pytest
+class Lister:
+    def pytest_collection_finish(self, session):
+        from fixtures.plugin.concurrent import needs_landscape_alone
+        for item in session.items:
+            if needs_landscape_alone(item):
+                os.write(1, (item.name.replace(' ', '_') + '\\n').encode())
+pytest.main(["features/", "--collect-only", "-s", "-p", "no:terminal"], plugins=[Lister()])
+"""

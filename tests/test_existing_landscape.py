@@ -1,0 +1,179 @@
+"""The `existing` backend's input: a landscape file that cannot be used stops the run in one line
+with exit code 4, before any scenario; its control endpoint answers only its token's holder; the
+run lock lets a global fault wait until the landscape is its own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.landscape import MissingCapability
+from core.redact import REDACT
+from fixtures.existing.control import ControlClient, ControlError, ControlServer
+from fixtures.existing.landscape_file import BadLandscapeFile, dump, load
+from fixtures.plugin.exclusive import LandscapeLock
+
+ROOT = Path(__file__).resolve().parents[1]
+USAGE_ERROR = 4
+
+
+def _kubeconfig(path: Path, server: str, context: str) -> Path:
+    path.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        f"clusters: [{{name: c, cluster: {{server: '{server}', insecure-skip-tls-verify: true}}}}]\n"
+        "users: [{name: u, user: {token: not-a-real-token}}]\n"
+        f"contexts: [{{name: {context}, context: {{cluster: c, user: u}}}}]\n"
+        f"current-context: {context}\n"
+    )
+    return path
+
+
+def _landscape(folder: Path, **changes: Any) -> Path:
+    kubeconfig = _kubeconfig(folder / "kubeconfig", "https://127.0.0.1:1", "solar")
+    (folder / "push-password").write_text("a-push-password-for-tests")
+    sections: dict[str, Any] = {
+        "solar": {"kubeconfig": str(kubeconfig), "context": "solar"},
+        "target": {"kubeconfig": str(kubeconfig), "context": "solar"},
+        "registry": {
+            "push_host": "127.0.0.1:5000",
+            "pull_host": "127.0.0.1:5000",
+            "plain_http": True,
+            "kind": "zot",
+            "push_user": "solar",
+            "push_password_file": "push-password",
+            "pull_users": {"provider": "command", "command": ["make-pull-user"]},
+        },
+        "agent": {"apiserver_url": "https://solar.example:6443"},
+        "capabilities": {"deny-token-requests": "admission-policy"},
+    }
+    for key, value in changes.items():
+        table, _, field = key.partition("__")
+        if field:
+            sections[table][field] = value
+        else:
+            sections[table] = value
+    file = folder / "landscape.toml"
+    file.write_text(dump(sections))
+    return file
+
+
+def _run(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "features/", "-p", "no:randomly", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "passed" not in result.stdout and "failed" not in result.stdout
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"solar__kubeconfig": "/nonexistent/kubeconfig"}, "No such file"),
+        ({"target__context": "elsewhere"}, "context 'elsewhere' is not in"),
+        ({}, "does not answer"),
+        ({"registry__push_password_file": "missing-password"}, "cannot read"),
+        ({"capabilities": {"cut-agent-link": "control"}}, "needs a [control] table"),
+        ({"capabilities": {"teleport": "control"}}, "unknown capability 'teleport'"),
+    ],
+)
+def test_an_unusable_landscape_file_stops_the_run_in_one_line(
+    tmp_path: Path, change: dict[str, Any], said: str
+) -> None:
+    file = _landscape(tmp_path, **change)
+    line = _one_line_error(_run("--solar-env=existing", f"--solar-landscape={file}"))
+    assert said in line
+
+
+def test_a_missing_landscape_file_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    line = _one_line_error(
+        _run("--solar-env=existing", f"--solar-landscape={tmp_path / 'none.toml'}")
+    )
+    assert "No such file" in line
+
+
+def test_existing_without_a_landscape_file_says_which_option_is_missing() -> None:
+    assert "--solar-landscape" in _one_line_error(_run("--solar-env=existing"))
+
+
+def test_secrets_are_named_never_written(tmp_path: Path) -> None:
+    file = _landscape(tmp_path, registry__push_password="in-the-file")
+    with pytest.raises(BadLandscapeFile, match="push_password_file"):
+        load(file)
+    loaded = load(_landscape(tmp_path))
+    assert loaded.push_password.read() == "a-push-password-for-tests"
+    assert "a-push-password" not in file.read_text()
+
+
+class _Landscape:
+    """Just what the control endpoint serves in these tests."""
+
+    def __init__(self) -> None:
+        self.url: str | None = "https://solar:6443"
+
+    def reader_credentials(self, namespace: str) -> tuple[str, str]:
+        password = f"pw-for-{namespace}-0123456789"
+        REDACT.register(password)
+        return f"pull-{namespace}", password
+
+    def configure_apiserver_url(self, url: str | None) -> None:
+        if url == "refused":
+            raise MissingCapability("this SolAr's values are not the harness's")
+        self.url = url
+
+
+def test_the_control_endpoint_answers_only_the_holder_of_its_token() -> None:
+    landscape = _Landscape()
+    server = ControlServer(landscape)  # type: ignore[arg-type]
+    try:
+        client = ControlClient(server.url, server.token)
+        assert client.call("reader-credentials", namespace="a-1") == [
+            "pull-a-1",
+            "pw-for-a-1-0123456789",
+        ]
+        client.call("configure-apiserver-url", url=None)
+        assert landscape.url is None
+        with pytest.raises(MissingCapability, match="not the harness's"):
+            client.call("configure-apiserver-url", url="refused")
+        stranger = ControlClient(server.url, "a-guessed-token-0123456789")
+        with pytest.raises(ControlError, match="control token"):
+            stranger.call("reader-credentials", namespace="a-1")
+    finally:
+        server.close()
+
+
+def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path: Path) -> None:
+    lock_file = tmp_path / "landscape.lock"
+    other, alone = LandscapeLock(lock_file), LandscapeLock(lock_file)
+    other.shared()
+    alone.shared()
+    acquired = threading.Event()
+
+    def take_it_alone() -> None:
+        alone.exclusive()
+        acquired.set()
+
+    thread = threading.Thread(target=take_it_alone)
+    thread.start()
+    assert not acquired.wait(0.5), "exclusive while another scenario still ran"
+    other.release()
+    assert acquired.wait(10), "never exclusive after the other scenario ended"
+    thread.join()
+    alone.release()
+    other.close()
+    alone.close()
