@@ -7,11 +7,12 @@ the real clock on background threads.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -40,7 +41,16 @@ class Clock(Protocol):
 
 def utc(dt: datetime) -> str:
     """RFC 3339 with second precision, as Kubernetes serialises metav1.Time."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _last_utc
+    last = _last_utc  # one read: another thread may replace it meanwhile
+    if last[0] == dt:  # a virtual clock stands still while thousands of objects are written
+        return last[1]
+    text = dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _last_utc = (dt, text)
+    return text
+
+
+_last_utc: tuple[datetime | None, str] = (None, "")
 
 
 def parse_duration(text: str) -> timedelta:
@@ -62,17 +72,9 @@ def parse_utc(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
-@dataclass(order=True)
-class _Due:
-    at: datetime
-    seq: int
-    loop: _VirtualLoop = field(compare=False)
-    generation: int = field(compare=False, default=0)
-
-    @property
-    def current(self) -> bool:
-        """Only a loop's latest schedule counts; a wake or reschedule supersedes older ones."""
-        return not self.loop.stopped and self.generation == self.loop.generation
+# A schedule: when, a tie-breaker, the loop, and the loop's generation at scheduling time. A plain
+# tuple, so that the heap compares in C (a sim of thousands of Targets schedules millions).
+_Due = tuple[datetime, int, "_VirtualLoop", int]
 
 
 class _VirtualLoop:
@@ -89,6 +91,33 @@ class _VirtualLoop:
 
     def stop(self) -> None:
         self.stopped = True
+
+    def current(self, generation: int) -> bool:
+        """Only a loop's latest schedule counts; a wake or reschedule supersedes older ones."""
+        return not self.stopped and generation == self.generation
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Python's cyclic garbage collector, less often while virtual time runs.
+
+    A busy sim allocates millions of short-lived dicts (object copies) and keeps many of them
+    (stored objects): with the default threshold the collector runs every 700 allocations and
+    rescans the survivors, a quarter of the CPU time at 1 000 Targets. The sim's objects hold no
+    reference cycles to speak of, so collecting a hundred times less often costs little memory.
+    """
+    saved = gc.get_threshold()
+    if saved[0] >= BUSY_GC_THRESHOLD:  # already raised (a nested advance) or set higher
+        yield
+        return
+    gc.set_threshold(BUSY_GC_THRESHOLD, *saved[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+
+
+BUSY_GC_THRESHOLD = 50_000
 
 
 class VirtualClock:
@@ -115,8 +144,8 @@ class VirtualClock:
 
     def _schedule(self, loop: _VirtualLoop, delay: float) -> None:
         loop.generation += 1
-        due = self._now + timedelta(seconds=max(0.0, delay))
-        heapq.heappush(self._queue, _Due(due, next(self._seq), loop, loop.generation))
+        due = self._now + timedelta(seconds=delay) if delay > 0 else self._now
+        heapq.heappush(self._queue, (due, next(self._seq), loop, loop.generation))
 
     def run_due(self) -> None:
         """Run every loop that is due now, including those woken while running."""
@@ -125,35 +154,38 @@ class VirtualClock:
         self._running = True
         runs: dict[_VirtualLoop, int] = {}
         try:
-            while self._queue and self._queue[0].at <= self._now:
-                entry = heapq.heappop(self._queue)
-                if not entry.current:
-                    continue
-                runs[entry.loop] = runs.get(entry.loop, 0) + 1
-                if runs[entry.loop] > self.MAX_RUNS_PER_LOOP_PER_INSTANT:
-                    busy = sorted(
-                        {loop.name for loop, n in runs.items() if n > 100} | {entry.loop.name}
-                    )
-                    raise RuntimeError(f"loops keep waking each other: {', '.join(busy)}")
-                self.runs += 1
-                delay = entry.loop.body()
-                if entry.current:  # not woken or stopped while it ran
-                    self._schedule(entry.loop, delay)
+            with fewer_collections():
+                self._run_due(runs)
         finally:
             self._running = False
+
+    def _run_due(self, runs: dict[_VirtualLoop, int]) -> None:
+        queue = self._queue
+        while queue and queue[0][0] <= self._now:
+            _, _, loop, generation = heapq.heappop(queue)
+            if not loop.current(generation):
+                continue
+            runs[loop] = runs.get(loop, 0) + 1
+            if runs[loop] > self.MAX_RUNS_PER_LOOP_PER_INSTANT:
+                busy = sorted({other.name for other, n in runs.items() if n > 100} | {loop.name})
+                raise RuntimeError(f"loops keep waking each other: {', '.join(busy)}")
+            self.runs += 1
+            delay = loop.body()
+            if loop.current(generation):  # not woken or stopped while it ran
+                self._schedule(loop, delay)
 
     def advance(self, seconds: float) -> None:
         """Move time forward, running each loop at the moment it is due."""
         end = self._now + timedelta(seconds=seconds)
         self.run_due()
         while self._queue:
-            head = self._queue[0]
-            if not head.current:
+            at, _, loop, generation = self._queue[0]
+            if not loop.current(generation):
                 heapq.heappop(self._queue)
                 continue
-            if head.at > end:
+            if at > end:
                 break
-            self._now = max(self._now, head.at)
+            self._now = max(self._now, at)
             self.run_due()
         self._now = end
         self.run_due()
@@ -162,8 +194,8 @@ class VirtualClock:
         self.advance(seconds)
 
     def close(self) -> None:
-        for entry in self._queue:
-            entry.loop.stop()
+        for _, _, loop, _ in self._queue:
+            loop.stop()
         self._queue.clear()
 
 
