@@ -259,18 +259,23 @@ class InMemoryCluster:
                 f'Operation cannot be fulfilled on {kind.plural} "{meta.get("name")}": the object '
                 "has been modified; please apply your changes to the latest version and try again",
             )
+        # A stored object is never changed in place (each write stores a new one, and readers
+        # get copies), so a new version shares what it does not change with the old one.
         if status_only:
-            updated = clone(current)
-            updated["status"] = clone(obj.get("status", {}))
+            updated = {
+                **current,
+                "metadata": dict(current["metadata"]),
+                "status": clone(obj.get("status", {})),
+            }
         else:
             updated = fold_string_data(clone(obj))
             updated["apiVersion"] = kind.api_version
             for field in SERVER_OWNED:
-                updated["metadata"][field] = clone(current["metadata"].get(field))
+                updated["metadata"][field] = current["metadata"].get(field)
             if kind.has_status:
                 updated.pop("status", None)
                 if "status" in current:
-                    updated["status"] = clone(current["status"])
+                    updated["status"] = current["status"]
             if spec_of(updated) != spec_of(current):
                 updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
         if updated == current:
