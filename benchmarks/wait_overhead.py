@@ -42,8 +42,8 @@ def _summary(clock: str, late_ms: list[float]) -> Overhead:
 
 
 def virtual(samples: int = 200, seed: int = 1) -> Overhead:
-    """A loop makes the state true at a random virtual instant; the wait notices it at its next
-    poll. The lateness is virtual time: what a sim scenario's clock shows in excess."""
+    """A loop makes the state true at a random virtual instant; the wait looks again whenever
+    loops ran. The lateness is virtual time: what a sim scenario's clock shows in excess."""
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []
     for _ in range(samples):
@@ -65,7 +65,8 @@ def virtual(samples: int = 200, seed: int = 1) -> Overhead:
 
 
 def real(samples: int = 20, seed: int = 1) -> Overhead:
-    """A thread makes the state true after a random delay; the wait polls on the wall clock."""
+    """A thread makes the state true after a random delay and tells the clock, as a watch event
+    does on the real backends (fixtures/real/change_feed.py); the wait looks again then."""
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []
     clock = RealClock()
@@ -75,6 +76,7 @@ def real(samples: int = 20, seed: int = 1) -> Overhead:
         def flip(delay: float, became: list[float] = became) -> None:
             time.sleep(delay)
             became.append(time.perf_counter())
+            clock.changed()
 
         def probe(became: list[float] = became) -> tuple[bool, object]:
             return bool(became), None

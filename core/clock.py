@@ -32,7 +32,15 @@ class Clock(Protocol):
     def now(self) -> datetime: ...
 
     def pause(self, seconds: float) -> None:
-        """Let `seconds` pass between two polls of a wait (virtual: advance; real: block)."""
+        """Let `seconds` pass (virtual: advance; real: block)."""
+
+    def changes(self) -> int:
+        """How many changes an awaited state may depend on happened so far (a counter)."""
+
+    def until_change(self, seconds: float, since: int) -> None:
+        """Return once a change after `changes() == since` happened, at the latest after
+        `seconds`: what a wait does between two looks at its state. Virtual: time runs to the
+        next instant a loop is due and the loops run. Real: a watch event or a loop's pass."""
 
     def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle: ...
 
@@ -193,6 +201,29 @@ class VirtualClock:
     def pause(self, seconds: float) -> None:
         self.advance(seconds)
 
+    def changes(self) -> int:
+        return self.runs
+
+    def until_change(self, seconds: float, since: int) -> None:
+        """Run time forward to the next instant at which loops run, and run them; at most
+        `seconds` (a state that only time changes, without any loop, is looked at that often).
+        Nothing changes between two loop passes, so a wait sees its state the instant it
+        became true."""
+        end = self._now + timedelta(seconds=seconds)
+        self.run_due()
+        while self.runs == since and self._queue:
+            at, _, loop, generation = self._queue[0]
+            if not loop.current(generation):
+                heapq.heappop(self._queue)
+                continue
+            if at > end:
+                break
+            self._now = max(self._now, at)
+            self.run_due()
+        if self.runs == since:
+            self._now = end
+            self.run_due()
+
     def close(self) -> None:
         for _, _, loop, _ in self._queue:
             loop.stop()
@@ -200,8 +231,11 @@ class VirtualClock:
 
 
 class _ThreadLoop:
-    def __init__(self, name: str, body: LoopBody, first_delay: float) -> None:
+    def __init__(
+        self, name: str, body: LoopBody, first_delay: float, ran: Callable[[], None]
+    ) -> None:
         self.name = name
+        self._ran = ran
         self._body = body
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -222,6 +256,8 @@ class _ThreadLoop:
             except BaseException as error:  # a loop must not die silently
                 self.error = error
                 return
+            finally:
+                self._ran()
 
     def wake(self) -> None:
         self._wake.set()
@@ -241,6 +277,8 @@ class RealClock:
     def __init__(self, offset: timedelta = timedelta()) -> None:
         self.offset = offset
         self._loops: list[_ThreadLoop] = []
+        self._changes = 0
+        self._changed = threading.Condition()
 
     def now(self) -> datetime:
         return datetime.now(UTC) + self.offset
@@ -248,8 +286,22 @@ class RealClock:
     def pause(self, seconds: float) -> None:
         threading.Event().wait(seconds)
 
+    def changed(self) -> None:
+        """Something an awaited state may depend on changed (a watch event, a loop's pass):
+        waits look again now."""
+        with self._changed:
+            self._changes += 1
+            self._changed.notify_all()
+
+    def changes(self) -> int:
+        return self._changes
+
+    def until_change(self, seconds: float, since: int) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._changes != since, timeout=max(0.0, seconds))
+
     def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle:
-        loop = _ThreadLoop(name, body, first_delay)
+        loop = _ThreadLoop(name, body, first_delay, self.changed)
         self._loops.append(loop)
         return loop
 
@@ -277,6 +329,12 @@ class SkewedClock:
 
     def pause(self, seconds: float) -> None:
         self.base.pause(seconds)
+
+    def changes(self) -> int:
+        return self.base.changes()
+
+    def until_change(self, seconds: float, since: int) -> None:
+        self.base.until_change(seconds, since)
 
     def start_loop(self, name: str, body: LoopBody, first_delay: float = 0.0) -> LoopHandle:
         return self.base.start_loop(name, body, first_delay)
