@@ -204,13 +204,19 @@ class InMemoryCluster:
         self, kind: str, namespace: str | None, labels: dict[str, str] | None = None
     ) -> list[Obj]:
         """Copies of the matching objects, in key order; only the matching ones are visited."""
-        return [clone(obj) for obj in self._objects.select(kind, namespace, labels or {})]
+        return [
+            self._objects.copy(obj) for obj in self._objects.select(kind, namespace, labels or {})
+        ]
 
     def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._objects.get((kind, namespace if kind_of(kind).namespaced else None, name))
         if obj is None:
             raise not_found(kind, name)
         return obj
+
+    def copy_of(self, kind: str, namespace: str | None, name: str) -> Obj:
+        """A copy of a stored object, for a reader."""
+        return self._objects.copy(self.lookup(kind, namespace, name))
 
     def _notify(self, event: str, obj: Obj) -> None:
         for callback in list(self._watchers):
@@ -245,7 +251,7 @@ class InMemoryCluster:
         record_fields(stored, {}, manager, "Update", None, self.clock.now())
         self._objects[key] = stored
         self._notify("ADDED", stored)
-        return clone(stored)
+        return self._objects.copy(stored)
 
     def store_replace(self, obj: Obj, manager: str, *, status_only: bool) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -279,13 +285,13 @@ class InMemoryCluster:
             if spec_of(updated) != spec_of(current):
                 updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
         if updated == current:
-            return clone(current)
+            return self._objects.copy(current)
         updated["metadata"]["resourceVersion"] = str(next(self._versions))
         subresource = "status" if status_only else None
         record_fields(updated, current, manager, "Update", subresource, self.clock.now())
         self._objects[key_of(updated)] = updated
         self._notify("MODIFIED", updated)
-        return clone(updated)
+        return self._objects.copy(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
         obj = self.lookup(kind, namespace, name)
@@ -375,7 +381,7 @@ class InMemoryClient:
         return self._call(
             self._request("get", kind, namespace, name),
             kind,
-            lambda: clone(self._cluster.lookup(kind, namespace, name)),
+            lambda: self._cluster.copy_of(kind, namespace, name),
         )
 
     def list(
