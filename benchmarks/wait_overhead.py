@@ -1,12 +1,14 @@
 """The harness's own overhead: how long a wait takes to return after the awaited state became
 true, on the virtual clock (sim) and on the wall clock (local, kind).
 
-    python -m benchmarks.wait_overhead
+    python -m benchmarks.wait_overhead            # virtual clock, wall clock
+    python -m benchmarks.wait_overhead --local    # a real API server (starts the local landscape)
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import statistics
 import sys
 import threading
@@ -14,7 +16,9 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.api import ApiError, new_object
 from core.clock import RealClock, VirtualClock
+from core.contract import Contract
 from fixtures.plugin.waiting import Waiter
 
 TIMEOUTS = {"reconcile": 60.0}
@@ -42,8 +46,8 @@ def _summary(clock: str, late_ms: list[float]) -> Overhead:
 
 
 def virtual(samples: int = 200, seed: int = 1) -> Overhead:
-    """A loop makes the state true at a random virtual instant; the wait notices it at its next
-    poll. The lateness is virtual time: what a sim scenario's clock shows in excess."""
+    """A loop makes the state true at a random virtual instant; the wait looks again whenever
+    loops ran. The lateness is virtual time: what a sim scenario's clock shows in excess."""
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []
     for _ in range(samples):
@@ -65,7 +69,8 @@ def virtual(samples: int = 200, seed: int = 1) -> Overhead:
 
 
 def real(samples: int = 20, seed: int = 1) -> Overhead:
-    """A thread makes the state true after a random delay; the wait polls on the wall clock."""
+    """A thread makes the state true after a random delay and tells the clock, as a watch event
+    does on the real backends (fixtures/real/change_feed.py); the wait looks again then."""
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []
     clock = RealClock()
@@ -75,6 +80,7 @@ def real(samples: int = 20, seed: int = 1) -> Overhead:
         def flip(delay: float, became: list[float] = became) -> None:
             time.sleep(delay)
             became.append(time.perf_counter())
+            clock.changed()
 
         def probe(became: list[float] = became) -> tuple[bool, object]:
             return bool(became), None
@@ -87,11 +93,56 @@ def real(samples: int = 20, seed: int = 1) -> Overhead:
     return _summary("wall (local, kind)", late)
 
 
+def on_local(samples: int = 20, seed: int = 1) -> Overhead:
+    """On the `local` landscape: a thread creates a Secret on the SolAr API server after a
+    random delay; the wait gets it. The wait learns of it by the landscape's watches
+    (fixtures/real/change_feed.py); lateness counts from the create's answer."""
+    from fixtures.local.landscape import LocalLandscape
+    from fixtures.real.change_feed import changes_of
+
+    rng = random.Random(seed)  # noqa: S311 - delays, not secrets
+    late: list[float] = []
+    landscape = LocalLandscape(Contract())
+    namespace = f"wait-overhead-{secrets.token_hex(3)}"
+    try:
+        with changes_of(landscape):
+            solar = landscape.solar
+            solar.create(new_object("Namespace", namespace))
+            waiter = Waiter(landscape.clock, TIMEOUTS)
+            for index in range(samples):
+                name = f"flip-{index}"
+                created: list[float] = []
+
+                def flip(delay: float, name: str = name, created: list[float] = created) -> None:
+                    time.sleep(delay)
+                    solar.create(new_object("Secret", name, namespace))
+                    created.append(time.perf_counter())
+
+                def probe(name: str = name) -> tuple[bool, object]:
+                    try:
+                        solar.get("Secret", name, namespace)
+                    except ApiError as error:
+                        return False, error.status
+                    return True, None
+
+                thread = threading.Thread(target=flip, args=(rng.uniform(0.05, 0.6),))
+                thread.start()
+                waiter.until("the Secret exists", probe)
+                returned = time.perf_counter()
+                thread.join()
+                late.append(max(0.0, returned - created[0]) * 1000)
+            solar.delete("Namespace", namespace)
+    finally:
+        landscape.close()
+    return _summary("wall, local (a watch on kube-apiserver)", late)
+
+
 def main(argv: list[str]) -> int:
     print("| clock | waits | median ms late | p95 ms late | max ms late |")
     print("|---|---|---|---|---|")
-    for result in (virtual(), real()):
-        print(result.row(), flush=True)
+    runs = [on_local] if argv[:1] == ["--local"] else [virtual, real]
+    for run in runs:
+        print(run().row(), flush=True)
     return 0
 
 

@@ -6,7 +6,9 @@ import gzip
 import hashlib
 import io
 import json
+import marshal
 import tarfile
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -85,13 +87,36 @@ class Chart:
                 info.size = len(data)
                 info.mode = 0o644
                 tar.addfile(info, io.BytesIO(data))
-        return gzip.compress(raw.getvalue(), mtime=0)
+        archive = gzip.compress(raw.getvalue(), mtime=0)
+        _UNPACKED.put(archive, self._fields())
+        return archive
+
+    def _fields(self) -> bytes | None:
+        try:
+            return marshal.dumps(
+                (self.name, self.version, self.templates, self.values, self.annotations)
+            )
+        except ValueError:  # values that are not plain data: unpack the archive when asked
+            return None
 
     def config(self) -> bytes:
         return json.dumps(self.metadata(), sort_keys=True).encode()
 
     @classmethod
     def unpack(cls, archive: bytes) -> Chart:
+        """The chart in a `.tgz`. An archive that `package` made is answered from memory (the
+        same bytes unpack to the same chart: Flux in a sim of thousands of Targets unpacks every
+        chart the renderer packed)."""
+        known = _UNPACKED.get(archive)
+        if known is not None:
+            name, version, templates, values, annotations = marshal.loads(known)  # noqa: S302
+            return cls(name, version, templates, values, annotations)
+        chart = cls._unpack(archive)
+        _UNPACKED.put(archive, chart._fields())
+        return chart
+
+    @classmethod
+    def _unpack(cls, archive: bytes) -> Chart:
         try:
             with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
                 files = {
@@ -122,6 +147,30 @@ class Chart:
         for _, text in sorted(self.templates.items()):
             objects += [doc for doc in yamlio.load_all(text) if doc]
         return objects
+
+
+class _Unpacked:
+    """Archives and the fields of their chart, bounded (the oldest entry goes first)."""
+
+    LIMIT = 1 << 16
+
+    def __init__(self) -> None:
+        self._entries: dict[bytes, bytes] = {}
+        self._lock = threading.Lock()
+
+    def get(self, archive: bytes) -> bytes | None:
+        return self._entries.get(archive)
+
+    def put(self, archive: bytes, fields: bytes | None) -> None:
+        if fields is None:
+            return
+        with self._lock:
+            if archive not in self._entries and len(self._entries) >= self.LIMIT:
+                del self._entries[next(iter(self._entries))]
+            self._entries[archive] = fields
+
+
+_UNPACKED = _Unpacked()
 
 
 def chart_manifest(chart: Chart, archive: bytes) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 from datetime import timedelta
 
 import pytest
@@ -73,3 +74,18 @@ def test_skewed_clock_is_offset_from_its_base() -> None:
     skewed = SkewedClock(base)
     skewed.offset = timedelta(minutes=5)
     assert skewed.now() - base.now() == timedelta(minutes=5)
+
+
+def test_the_collector_is_off_while_loops_run_and_back_after() -> None:
+    clock = VirtualClock()
+    seen: list[bool] = []
+
+    def body() -> float:
+        seen.append(gc.isenabled())
+        return 1.0
+
+    clock.start_loop("l", body)
+    assert gc.isenabled()
+    clock.advance(2)
+    assert seen == [False, False, False]
+    assert gc.isenabled()

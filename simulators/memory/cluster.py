@@ -14,9 +14,9 @@ import itertools
 import re
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from core.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
 from core.clock import Clock, utc
@@ -45,8 +45,10 @@ _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _PATH_SEGMENT_NAMES = {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"}
 
 
-@dataclass(frozen=True)
-class RequestRecord:
+class RequestRecord(NamedTuple):
+    """One request as the API server answered it. A tuple: a busy sim logs a hundred requests
+    per Target, and a frozen dataclass costs a dozen attribute sets to make."""
+
     at: datetime
     user: str
     verb: str
@@ -204,13 +206,19 @@ class InMemoryCluster:
         self, kind: str, namespace: str | None, labels: dict[str, str] | None = None
     ) -> list[Obj]:
         """Copies of the matching objects, in key order; only the matching ones are visited."""
-        return [clone(obj) for obj in self._objects.select(kind, namespace, labels or {})]
+        return [
+            self._objects.copy(obj) for obj in self._objects.select(kind, namespace, labels or {})
+        ]
 
     def lookup(self, kind: str, namespace: str | None, name: str) -> Obj:
         obj = self._objects.get((kind, namespace if kind_of(kind).namespaced else None, name))
         if obj is None:
             raise not_found(kind, name)
         return obj
+
+    def copy_of(self, kind: str, namespace: str | None, name: str) -> Obj:
+        """A copy of a stored object, for a reader."""
+        return self._objects.copy(self.lookup(kind, namespace, name))
 
     def _notify(self, event: str, obj: Obj) -> None:
         for callback in list(self._watchers):
@@ -245,7 +253,7 @@ class InMemoryCluster:
         record_fields(stored, {}, manager, "Update", None, self.clock.now())
         self._objects[key] = stored
         self._notify("ADDED", stored)
-        return clone(stored)
+        return self._objects.copy(stored)
 
     def store_replace(self, obj: Obj, manager: str, *, status_only: bool) -> Obj:
         kind = kind_of(obj.get("kind", ""))
@@ -259,28 +267,33 @@ class InMemoryCluster:
                 f'Operation cannot be fulfilled on {kind.plural} "{meta.get("name")}": the object '
                 "has been modified; please apply your changes to the latest version and try again",
             )
+        # A stored object is never changed in place (each write stores a new one, and readers
+        # get copies), so a new version shares what it does not change with the old one.
         if status_only:
-            updated = clone(current)
-            updated["status"] = clone(obj.get("status", {}))
+            updated = {
+                **current,
+                "metadata": dict(current["metadata"]),
+                "status": clone(obj.get("status", {})),
+            }
         else:
             updated = fold_string_data(clone(obj))
             updated["apiVersion"] = kind.api_version
             for field in SERVER_OWNED:
-                updated["metadata"][field] = clone(current["metadata"].get(field))
+                updated["metadata"][field] = current["metadata"].get(field)
             if kind.has_status:
                 updated.pop("status", None)
                 if "status" in current:
-                    updated["status"] = clone(current["status"])
+                    updated["status"] = current["status"]
             if spec_of(updated) != spec_of(current):
                 updated["metadata"]["generation"] = current["metadata"]["generation"] + 1
         if updated == current:
-            return clone(current)
+            return self._objects.copy(current)
         updated["metadata"]["resourceVersion"] = str(next(self._versions))
         subresource = "status" if status_only else None
         record_fields(updated, current, manager, "Update", subresource, self.clock.now())
         self._objects[key_of(updated)] = updated
         self._notify("MODIFIED", updated)
-        return clone(updated)
+        return self._objects.copy(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
         obj = self.lookup(kind, namespace, name)
@@ -370,7 +383,7 @@ class InMemoryClient:
         return self._call(
             self._request("get", kind, namespace, name),
             kind,
-            lambda: clone(self._cluster.lookup(kind, namespace, name)),
+            lambda: self._cluster.copy_of(kind, namespace, name),
         )
 
     def list(

@@ -66,7 +66,10 @@ def changed_paths(new: Any, old: Any, prefix: tuple[str, ...] = ()) -> list[tupl
 def record_fields(
     obj: Obj, old: Obj, manager: str, operation: str, subresource: str | None, now: datetime
 ) -> None:
-    """Merge the changed leaf fields into the manager's managedFields entry (FieldsV1 shape)."""
+    """Merge the changed leaf fields into the manager's managedFields entry (FieldsV1 shape).
+
+    The list and the entry are replaced, not changed: `obj` may share them with the version
+    it replaces, which stays as it was."""
     scope = ("status",) if subresource == "status" else None
     paths = [
         p
@@ -75,12 +78,19 @@ def record_fields(
     ]
     if not paths:
         return
-    entries: list[Obj] = obj["metadata"].setdefault("managedFields", [])
-    entry = next(
-        (e for e in entries if e["manager"] == manager and e.get("subresource") == subresource),
+    entries: list[Obj] = list(obj["metadata"].get("managedFields") or [])
+    obj["metadata"]["managedFields"] = entries
+    index = next(
+        (
+            i
+            for i, e in enumerate(entries)
+            if e["manager"] == manager and e.get("subresource") == subresource
+        ),
         None,
     )
-    if entry is None:
+    if index is not None:
+        entry = entries[index] = clone(entries[index])
+    else:
         entry = {
             "manager": manager,
             "operation": operation,

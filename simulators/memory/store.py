@@ -7,11 +7,13 @@ of the cluster, so the cost of a request does not grow with the number of Target
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Hashable, Iterator
 from typing import TypeVar
 
 from core.api import Obj
 from core.rbac import User
+from simulators.memory.objects import walk_clone
 
 Key = tuple[str, str | None, str]
 _K = TypeVar("_K", bound=Hashable)
@@ -44,6 +46,10 @@ class Store:
         self._by_owner: dict[str, set[Key]] = {}
         self._by_subject: dict[str, set[Key]] = {}
         self._by_namespace: dict[str, set[Key]] = {}
+        # id(stored object) -> its marshalled form, made when it is first copied out. A stored
+        # object is never changed in place (a write stores a new one), so the form stays valid
+        # until the object leaves the store; readers get copies by unmarshalling alone.
+        self._packed: dict[int, bytes] = {}
 
     # --- the mapping ---------------------------------------------------------------------------
     def get(self, key: Key) -> Obj | None:
@@ -62,11 +68,26 @@ class Store:
         old = self._by_key.get(key)
         if old is not None:
             self._unindex(key, old)
+            self._packed.pop(id(old), None)
         self._by_key[key] = obj
         self._index(key, obj)
 
     def __delitem__(self, key: Key) -> None:
-        self._unindex(key, self._by_key.pop(key))
+        old = self._by_key.pop(key)
+        self._unindex(key, old)
+        self._packed.pop(id(old), None)
+
+    def copy(self, obj: Obj) -> Obj:
+        """A copy of an object this store holds (got from it, not yet replaced), for a reader."""
+        packed = self._packed.get(id(obj))
+        if packed is None:
+            try:
+                packed = marshal.dumps(obj)
+            except ValueError:  # not plain data: copy by walking
+                return walk_clone(obj)
+            self._packed[id(obj)] = packed
+        copied: Obj = marshal.loads(packed)  # noqa: S302 - bytes this store marshalled itself
+        return copied
 
     # --- lookups -------------------------------------------------------------------------------
     def select(self, kind: str, namespace: str | None, labels: dict[str, str]) -> list[Obj]:

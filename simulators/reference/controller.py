@@ -15,6 +15,7 @@ the condition becomes MintFailed, saying why.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -232,13 +233,7 @@ class CredentialController:
         """How long the token lives, from its own claims (`exp` - `iat`, both by the API
         server's clock)."""
         token = secret_value(secret, self.contract.token_key)
-        if not token:
-            return None
-        try:
-            claims = jwt.decode(token, options={"verify_signature": False})
-            return timedelta(seconds=int(claims["exp"]) - int(claims["iat"]))
-        except (jwt.PyJWTError, KeyError, TypeError, ValueError):
-            return None
+        return _claimed_lifetime(token) if token else None
 
     def _expired(self, secret: Obj) -> bool:
         """Expired by the controller's own clock: minted at `issued-at` (its clock) plus the
@@ -420,3 +415,13 @@ class CredentialController:
             self.solar.create(event)
         except ApiError as error:
             self.log(f"could not record event: {error}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _claimed_lifetime(token: str) -> timedelta | None:
+    """`exp` - `iat` of a token's claims (a token is read on every pass of its Target)."""
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+        return timedelta(seconds=int(claims["exp"]) - int(claims["iat"]))
+    except (jwt.PyJWTError, KeyError, TypeError, ValueError):
+        return None
