@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -94,6 +94,18 @@ KINDS: dict[str, Kind] = {
         Kind("HelmRelease", "helm.toolkit.fluxcd.io", "v2", "helmreleases", True, True),
     )
 }
+
+
+TARGETREPORT_VERSION_ENV = "SOLAR_TARGETREPORT_VERSION"
+
+
+def serve_at(kind: str, version: str) -> Kind:
+    """Address a kind at another version of its group from now on, in this process; returns
+    the kind as it was. Beside a SolAr whose aggregated API takes the group's version but does
+    not serve the kind, the harness serves it at a version of its own."""
+    before = kind_of(kind)
+    KINDS[kind] = replace(before, version=version)
+    return before
 
 
 def kind_of(name: str) -> Kind:

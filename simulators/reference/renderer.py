@@ -43,6 +43,8 @@ class RendererConfig:
     apiserver_ca_pem: str = ""
     resync_seconds: float = 1.0
     agent_interval_seconds: int = 10
+    owns_bootstrap_version: bool = True  # False beside a SolAr that keeps its own (upstream's)
+    agent_env: dict[str, str] = field(default_factory=dict)  # extra environment of the agent
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,10 @@ class Renderer:
             name, namespace, registry, sorted(rendered, key=lambda r: r.release)
         )
         version = self._push(client, namespace, bootstrap)
-        if target.get("status", {}).get("bootstrapVersion") != version:
+        if (
+            self.config.owns_bootstrap_version
+            and target.get("status", {}).get("bootstrapVersion") != version
+        ):
             fresh = self.solar.get("Target", name, namespace)
             fresh.setdefault("status", {})["bootstrapVersion"] = version
             self.solar.update_status(fresh)
@@ -331,6 +336,7 @@ class Renderer:
                                 "name": "agent",
                                 "image": f"{self.contract.agent_image}:{AGENT_VERSION}",
                                 "imagePullPolicy": "IfNotPresent",
+                                **self._agent_environment(),
                                 "args": [
                                     f"--target={target_name}",
                                     f"--namespace={namespace}",
@@ -357,6 +363,11 @@ class Renderer:
             },
         }
         return {"secret.yaml": _dump(secret), "deployment.yaml": _dump(deployment)}
+
+    def _agent_environment(self) -> dict[str, Any]:
+        if not self.config.agent_env:
+            return {}
+        return {"env": [{"name": k, "value": v} for k, v in sorted(self.config.agent_env.items())]}
 
     def _bootstrap_chart(
         self, target: str, namespace: str, registry: Obj, releases: list[RenderedRelease]

@@ -21,7 +21,7 @@ class ReferenceSolar:
 
     controller: CredentialController
     renderer: Renderer
-    profiles: ProfileController
+    profiles: ProfileController | None
     loops: list[LoopHandle] = field(default_factory=list)
 
     @classmethod
@@ -34,7 +34,9 @@ class ReferenceSolar:
         connect_registry: ConnectRegistry,
         renderer_config: RendererConfig,
         log_for: Callable[[str], Log],
+        bind_profiles: bool = True,
     ) -> ReferenceSolar:
+        """`bind_profiles=False` leaves Profiles to another SolAr (upstream's)."""
         manager_log = log_for("solar-controller-manager")
         controller = CredentialController(
             client_for("solar-controller-manager"),
@@ -43,7 +45,11 @@ class ReferenceSolar:
             ControllerConfig(apiserver_url=renderer_config.apiserver_url),
             log=manager_log,
         )
-        profiles = ProfileController(client_for("solar-controller-manager"), log=manager_log)
+        profiles = (
+            ProfileController(client_for("solar-controller-manager"), log=manager_log)
+            if bind_profiles
+            else None
+        )
         renderer = Renderer(
             client_for("solar-renderer"),
             connect_registry,
@@ -55,11 +61,10 @@ class ReferenceSolar:
         # The renderer goes first: on the virtual clock loops due at one instant run in start
         # order, and this order shows the renderer states that real concurrency can show it
         # (a Target without its binding, a binding without its token).
-        loops = [
-            clock.start_loop("solar-renderer", renderer.reconcile_all),
-            clock.start_loop("profile-controller", profiles.reconcile_all),
-            clock.start_loop("solar-controller-manager", controller.reconcile_all),
-        ]
+        loops = [clock.start_loop("solar-renderer", renderer.reconcile_all)]
+        if profiles is not None:
+            loops.append(clock.start_loop("profile-controller", profiles.reconcile_all))
+        loops.append(clock.start_loop("solar-controller-manager", controller.reconcile_all))
         return cls(controller, renderer, profiles, loops)
 
     def configure_apiserver_url(self, url: str | None) -> None:

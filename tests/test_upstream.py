@@ -1,0 +1,262 @@
+"""--solar-impl=upstream without a cluster: its options and their bad input, the adjustments the
+harness makes to upstream's rendered chart, and who the report says answered each statement."""
+
+from __future__ import annotations
+
+import base64
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fixtures.kind.upstream import (
+    APISERVICE,
+    PROGRAMS,
+    SERVING_SECRET,
+    BadUpstream,
+    UpstreamSolar,
+    adjust,
+    chart_values,
+    serving_names,
+)
+from fixtures.report import answered
+from fixtures.report.conformance import to_yaml
+from fixtures.report.model import build_report
+from fixtures.report.records import RunInfo, ScenarioRecord, StepRecord
+from tests.test_bad_input import _one_line_exit_4, _run
+
+
+def _binaries(folder: Path, programs: tuple[str, ...] = PROGRAMS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for program in programs:
+        path = folder / program
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+    return folder
+
+
+def _chart(folder: Path) -> Path:
+    (folder / "templates").mkdir(parents=True)
+    (folder / "Chart.yaml").write_text("apiVersion: v2\nname: solar\nversion: 0.0.1\n")
+    return folder
+
+
+# --- options -----------------------------------------------------------------------------------
+def test_upstream_is_refused_outside_kind(pytester: pytest.Pytester) -> None:
+    line = _one_line_exit_4(_run(pytester, "--solar-impl=upstream"), "--solar-env=kind")
+    assert "not on sim" in line
+
+
+def test_upstream_without_its_binaries_names_the_option(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--solar-impl=upstream", "--solar-env=kind")
+    _one_line_exit_4(result, "--solar-upstream-bin")
+
+
+def test_upstream_with_a_program_missing_names_it(pytester: pytest.Pytester) -> None:
+    binaries = _binaries(pytester.path / "bin", PROGRAMS[:2])
+    chart = _chart(pytester.path / "chart")
+    result = _run(
+        pytester,
+        "--solar-impl=upstream",
+        "--solar-env=kind",
+        f"--solar-upstream-bin={binaries}",
+        f"--solar-upstream-chart={chart}",
+    )
+    _one_line_exit_4(result, "solar-renderer", "no executable")
+
+
+def test_upstream_with_a_folder_that_is_no_chart(pytester: pytest.Pytester) -> None:
+    binaries = _binaries(pytester.path / "bin")
+    result = _run(
+        pytester,
+        "--solar-impl=upstream",
+        "--solar-env=kind",
+        f"--solar-upstream-bin={binaries}",
+        f"--solar-upstream-chart={pytester.path}",
+    )
+    _one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
+
+
+def test_usable_binaries_and_chart_are_taken(tmp_path: Path) -> None:
+    upstream = UpstreamSolar.from_options(_binaries(tmp_path / "bin"), _chart(tmp_path / "c"))
+    assert sorted(upstream.binaries) == sorted(PROGRAMS)
+    assert upstream.commit().startswith("unknown"), "no git checkout: said so, not invented"
+
+
+def test_a_binary_that_is_not_executable_is_refused(tmp_path: Path) -> None:
+    binaries = _binaries(tmp_path / "bin")
+    (binaries / "solar-apiserver").chmod(0o644)
+    with pytest.raises(BadUpstream, match="no executable solar-apiserver"):
+        UpstreamSolar.from_options(binaries, _chart(tmp_path / "c"))
+
+
+# --- the chart, adjusted -----------------------------------------------------------------------
+def _deployment(name: str, command: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "solar-system"},
+        "spec": {
+            "template": {
+                "spec": {"containers": [{"name": "c", "command": [command], "args": ["--x=1"]}]}
+            }
+        },
+    }
+
+
+def _rendered() -> list[dict[str, Any]]:
+    """The shape of what a chart like upstream's renders (written here, not copied)."""
+    return [
+        _deployment("solar-apiserver", "/solar-apiserver"),
+        _deployment("solar-controller-manager", "/solar-controller-manager"),
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": {"name": "solar-etcd"},
+            "spec": {
+                "template": {"spec": {"containers": [{"name": "etcd"}]}},
+                "volumes": [{"name": "data", "emptyDir": {}}],
+            },
+        },
+        {
+            "apiVersion": "apiregistration.k8s.io/v1",
+            "kind": "APIService",
+            "metadata": {"name": APISERVICE, "annotations": {"cert-manager.io/inject": "x"}},
+            "spec": {"service": {"name": "solar-apiserver", "namespace": "solar-system"}},
+        },
+        {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "c"}},
+        {"apiVersion": "cert-manager.io/v1", "kind": "Issuer", "metadata": {"name": "i"}},
+    ]
+
+
+def test_the_chart_is_adjusted_to_run_without_cert_manager() -> None:
+    documents = _rendered()
+    installation = adjust(copy.deepcopy(documents), b"CA", (b"CERT", b"KEY"))
+    kinds = [d["kind"] for d in installation.first]
+    assert "Certificate" not in kinds and "Issuer" not in kinds
+    assert installation.apiservice["spec"]["caBundle"] == base64.b64encode(b"CA").decode()
+    assert "annotations" not in installation.apiservice["metadata"]
+    assert installation.controller["metadata"]["name"] == "solar-controller-manager"
+    assert installation.controller not in installation.first, "applied once the API is up"
+    secret = installation.first[0]
+    assert secret["metadata"]["name"] == SERVING_SECRET
+    assert base64.b64decode(secret["data"]["tls.key"]) == b"KEY"
+    apiserver = next(d for d in installation.first if d["metadata"]["name"] == "solar-apiserver")
+    pod = apiserver["spec"]["template"]["spec"]
+    assert "--x=1" in pod["containers"][0]["args"]
+    assert any(a.startswith("--tls-cert-file=") for a in pod["containers"][0]["args"])
+    assert pod["volumes"] == [{"name": "serving-cert", "secret": {"secretName": SERVING_SECRET}}]
+    etcd = next(d for d in installation.first if d["kind"] == "StatefulSet")
+    assert "volumes" not in etcd["spec"]
+    assert etcd["spec"]["template"]["spec"]["volumes"] == [{"name": "data", "emptyDir": {}}]
+
+
+def test_the_serving_certificate_names_the_apiservices_service() -> None:
+    names = serving_names(_rendered())
+    assert "solar-apiserver.solar-system.svc" in names
+
+
+def test_a_chart_without_an_apiservice_is_refused() -> None:
+    with pytest.raises(BadUpstream, match="0 APIServices"):
+        adjust(_rendered()[:3], b"CA", (b"C", b"K"))
+
+
+def test_the_values_use_the_harness_images_and_no_cert_manager() -> None:
+    images = {p: f"solar-conformance/{p}:abc" for p in PROGRAMS}
+    values = chart_values(images, "registry.k8s.io/etcd:3.6.5-0")
+    assert "certManager.enabled=false" in values
+    assert "renderer.image.tag=abc" in values
+    assert "etcd.image.pullPolicy=Never" in values
+
+
+# --- who answered ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "owner"),
+    [
+        ('the SolAr API has accepted the Target "cluster-1"', answered.UPSTREAM),
+        ('"cluster-1" is bound to the agent Release', answered.UPSTREAM),
+        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "reference"),
+        ('the TargetReport "cluster-1" gets a lastReportTime', answered.REFERENCE),
+        ('solar-renderer pushes the agent release of "cluster-1"', answered.REFERENCE),
+        ('I write the page\'s regcred for "cluster-1"', answered.HARNESS),
+        ('the OCIRepository "solar-bootstrap" on the target becomes Ready', answered.HARNESS),
+    ],
+)
+def test_each_step_has_one_owner(text: str, owner: str) -> None:
+    assert answered.step_owner(text) == owner
+
+
+def _steps(*texts_and_statuses: tuple[str, str]) -> tuple[StepRecord, ...]:
+    background = StepRecord(
+        "Given", "a SolAr cluster, a render registry", "passed", background=True
+    )
+    return (background, *(StepRecord("Then", t, s) for t, s in texts_and_statuses))
+
+
+def test_a_scenario_is_answered_by_the_owners_of_the_steps_that_ran() -> None:
+    steps = _steps(
+        ('I create the Target "cluster-1" in namespace "test"', "passed"),
+        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "failed"),
+        ('the TargetReport "cluster-1" gets a lastReportTime', "not run"),
+    )
+    assert answered.answered_by(steps) == "reference+upstream"
+    assert answered.reason("failed", steps, "") == answered.HARNESS_WRONG
+
+
+def test_a_failed_upstream_step_means_upstream_differs() -> None:
+    steps = _steps(('"cluster-1" is bound to the agent Release', "failed"))
+    assert answered.reason("failed", steps, "") == answered.UPSTREAM_DIFFERS
+
+
+def test_a_skip_upstream_cannot_do_is_not_implemented_upstream() -> None:
+    message = "unsetting it: controller.agent.apiserverURL is not implemented upstream"
+    assert answered.reason("skipped", (), message) == answered.NOT_IMPLEMENTED
+
+
+def test_the_conformance_report_names_who_answered_each_statement() -> None:
+    run = RunInfo(
+        backend="kind",
+        implementation="upstream SolAr",
+        implementation_version="",
+        page="docs/spec/agent-registration.md",
+        page_version="sha256:abc",
+        versions={},
+        started="2026-01-02T03:04:05+00:00",
+    )
+    index = {
+        "page": "agent-registration.md",
+        "entries": [
+            {
+                "id": "own-agent",
+                "section": "Intro",
+                "kind": "statement",
+                "quote": "Every Target gets its own agent.",
+                "scenarios": ["Two agents", "Bound"],
+            }
+        ],
+    }
+
+    def record(name: str, who: str, status: str = "passed", message: str = "") -> ScenarioRecord:
+        return ScenarioRecord(
+            uri="features/x.feature",
+            feature="X",
+            name=name,
+            template=name,
+            test_id=f"test_{name.lower().replace(' ', '_')}",
+            status=status,
+            tags=("spec",),
+            message=message,
+            answered_by=who,
+        )
+
+    records = [
+        record("Two agents", "reference+upstream"),
+        record("Bound", "upstream", "failed", f"{answered.UPSTREAM_DIFFERS}: a name"),
+    ]
+    published = yaml.safe_load(to_yaml(build_report(records, run, index)))
+    statement = published["sections"][0]["statements"][0]
+    assert statement["answeredBy"] == ["reference", "upstream"]
+    assert statement["result"] == "failed"
+    assert answered.UPSTREAM_DIFFERS in statement["reason"]
