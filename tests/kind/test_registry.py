@@ -33,8 +33,10 @@ def docker_client() -> Iterator[docker.DockerClient]:
         client = engine.client()
     except engine.EngineUnavailable as problem:
         pytest.skip(str(problem))
-    with client:
+    try:
         yield client
+    finally:
+        client.close()
 
 
 @pytest.fixture(scope="module")
