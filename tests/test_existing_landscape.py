@@ -107,6 +107,20 @@ def test_a_missing_landscape_file_stops_the_run_in_one_line(tmp_path: Path) -> N
     assert "No such file" in line
 
 
+def test_the_landscape_for_global_faults_must_be_another_and_usable(tmp_path: Path) -> None:
+    file = _landscape(tmp_path)
+    same = _run(
+        "--solar-env=existing", f"--solar-landscape={file}", f"--solar-landscape-alone={file}"
+    )
+    assert "another landscape" in _one_line_error(same)
+    missing = _run(
+        "--solar-env=existing",
+        f"--solar-landscape={file}",
+        f"--solar-landscape-alone={tmp_path / 'none.toml'}",
+    )
+    assert "No such file" in _one_line_error(missing)
+
+
 def test_existing_without_a_landscape_file_says_which_option_is_missing() -> None:
     assert "--solar-landscape" in _one_line_error(_run("--solar-env=existing"))
 
