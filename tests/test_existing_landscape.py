@@ -235,3 +235,17 @@ def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path
     alone.release()
     other.close()
     alone.close()
+
+
+def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) -> None:
+    named = {
+        "kubernetes (target)": "v1.34.4",
+        "flux": "source-controller v1.7.3",
+        "registry": "zot",
+    }
+    loaded = load(_landscape(tmp_path, versions=named))
+    assert loaded.versions == named
+    file = _landscape(tmp_path)
+    file.write_text(file.read_text() + "\n[versions]\nflux = 2\n")
+    with pytest.raises(BadLandscapeFile, match=r"\[versions\]"):
+        load(file)
