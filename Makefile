@@ -12,7 +12,7 @@ WORKERS ?=
 XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
 .PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
-	mutants report local kind tools tools-local tools-kind kind-images bench clean \
+	mutants report local kind tools tools-local tools-kind kind-images bench bench-first-report clean \
 	cucumber-html-check
 
 $(STAMP): pyproject.toml
@@ -61,6 +61,13 @@ mutants: $(STAMP)
 BENCH_SIZES ?= 1 10 100 1000 10000
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_SIZES)
+
+## Target creation to its first lastReportTime on a real landscape, with where the time goes:
+## LANDSCAPE is a landscape file, as `python -m fixtures.local up` or `fixtures.kind up` write it.
+BENCH_TARGETS ?= 20
+bench-first-report: $(STAMP)
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
+	$(BIN)/python -m benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim

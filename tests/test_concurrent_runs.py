@@ -85,3 +85,22 @@ class Lister:
                 os.write(1, (item.name.replace(' ', '_') + '\\n').encode())
 pytest.main(["features/", "--collect-only", "-s", "-p", "no:terminal"], plugins=[Lister()])
 """
+
+
+def _order(alone_apart: bool) -> list[str]:
+    from fixtures.plugin.concurrent import run_order
+
+    waits = {"expiry": 3, "poll": 1, "a": 0, "b": 0, "c": 0, "fault-1": 0, "fault-2": 1}
+    return run_order(
+        list(waits), lambda name: name.startswith("fault"), waits.__getitem__, alone_apart
+    )
+
+
+def test_on_one_landscape_the_scenarios_that_need_it_alone_come_last() -> None:
+    """Started first, one of them could wait for a 600 s scenario that another worker started
+    meanwhile, and hold every other scenario back while it waits."""
+    assert _order(alone_apart=False) == ["expiry", "a", "poll", "b", "c", "fault-1", "fault-2"]
+
+
+def test_with_a_landscape_of_their_own_they_come_first_and_the_long_ones_next() -> None:
+    assert _order(alone_apart=True) == ["fault-1", "fault-2", "expiry", "a", "poll", "b", "c"]

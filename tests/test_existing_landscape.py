@@ -7,11 +7,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from core.audit import AuditEvent
 from core.landscape import MissingCapability
 from core.redact import REDACT
 from fixtures.existing.control import ControlClient, ControlError, ControlServer
@@ -107,6 +109,20 @@ def test_a_missing_landscape_file_stops_the_run_in_one_line(tmp_path: Path) -> N
     assert "No such file" in line
 
 
+def test_the_landscape_for_global_faults_must_be_another_and_usable(tmp_path: Path) -> None:
+    file = _landscape(tmp_path)
+    same = _run(
+        "--solar-env=existing", f"--solar-landscape={file}", f"--solar-landscape-alone={file}"
+    )
+    assert "another landscape" in _one_line_error(same)
+    missing = _run(
+        "--solar-env=existing",
+        f"--solar-landscape={file}",
+        f"--solar-landscape-alone={tmp_path / 'none.toml'}",
+    )
+    assert "No such file" in _one_line_error(missing)
+
+
 def test_existing_without_a_landscape_file_says_which_option_is_missing() -> None:
     assert "--solar-landscape" in _one_line_error(_run("--solar-env=existing"))
 
@@ -125,6 +141,10 @@ class _Landscape:
 
     def __init__(self) -> None:
         self.url: str | None = "https://solar:6443"
+        self.audit: list[AuditEvent] = []
+
+    def solar_audit(self) -> list[AuditEvent]:
+        return list(self.audit)
 
     def reader_credentials(self, namespace: str) -> tuple[str, str]:
         password = f"pw-for-{namespace}-0123456789"
@@ -135,6 +155,44 @@ class _Landscape:
         if url == "refused":
             raise MissingCapability("this SolAr's values are not the harness's")
         self.url = url
+
+
+def _event(name: str) -> AuditEvent:
+    return AuditEvent(
+        at=datetime(2026, 12, 3, tzinfo=UTC),
+        user="system:serviceaccount:a-1:agent",
+        credential="JTI=1",
+        verb="patch",
+        group="solar.opendefense.cloud",
+        resource="targetreports",
+        subresource=None,
+        namespace="a-1",
+        name=name,
+        code=200,
+        dry_run=False,
+    )
+
+
+def test_the_audit_log_crosses_the_control_endpoint_once_per_event() -> None:
+    landscape = _Landscape()
+    server = ControlServer(landscape)  # type: ignore[arg-type]
+    try:
+        client = ControlClient(server.url, server.token)
+        landscape.audit = [_event("one"), _event("two")]
+        assert client.audit() == landscape.audit
+        landscape.audit.append(_event("three"))
+        asked: list[int] = []
+        call = client.call
+
+        def spy(operation: str, **arguments: Any) -> Any:
+            asked.append(arguments["since"])
+            return call(operation, **arguments)
+
+        client.call = spy  # type: ignore[method-assign]
+        assert client.audit() == landscape.audit
+        assert asked == [2]  # only what was logged since
+    finally:
+        server.close()
 
 
 def test_the_control_endpoint_answers_only_the_holder_of_its_token() -> None:
@@ -177,3 +235,17 @@ def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path
     alone.release()
     other.close()
     alone.close()
+
+
+def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) -> None:
+    named = {
+        "kubernetes (target)": "v1.34.4",
+        "flux": "source-controller v1.7.3",
+        "registry": "zot",
+    }
+    loaded = load(_landscape(tmp_path, versions=named))
+    assert loaded.versions == named
+    file = _landscape(tmp_path)
+    file.write_text(file.read_text() + "\n[versions]\nflux = 2\n")
+    with pytest.raises(BadLandscapeFile, match=r"\[versions\]"):
+        load(file)

@@ -1,0 +1,231 @@
+"""Target creation to its first `lastReportTime` on a real landscape, and where the time goes.
+
+    python -m benchmarks.first_report LANDSCAPE.toml [--targets 20]
+
+LANDSCAPE.toml is a landscape file (docs/landscape-file.md), as `python -m fixtures.local up`
+and `python -m fixtures.kind up` write it. For each Target, one after another, each in a
+namespace of its own that is set up as the page's operator does before the clock starts: create
+the Target, run the page's first-contact step on the target cluster at once, and wait for the
+TargetReport's first `lastReportTime`. The total is measured on this process's clock; the
+breakdown comes from the times the systems recorded (whole seconds, as Kubernetes keeps them):
+
+| stage | recorded by |
+|---|---|
+| credential Issued | the controller: the condition's `lastTransitionTime` |
+| bootstrap chart pushed | the renderer: the time of its status write (`bootstrapVersion`) |
+| bootstrap / agent source fetched | source-controller: the OCIRepository's Ready `lastTransitionTime` |
+| bootstrap / agent release installed | helm-controller: the HelmRelease's Ready `lastTransitionTime` |
+| agent Deployment created | the helm install: the Deployment's `creationTimestamp` |
+| agent container started | the kubelet: the container's `startedAt` (kind; local runs no pods) |
+| first report | the agent: the TargetReport's `lastReportTime` |
+
+Each stage is shown as the time after the Target's `creationTimestamp` (median and p95), so
+stages that overlap (the renderer and the controller act on the Target at once) are not summed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import secrets
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.api import ApiError, Obj, find_condition, new_object
+from core.contract import Contract
+from core.landscape import Landscape
+from fixtures.page.lookup import agent_release_name, last_report_time
+from fixtures.page.objects import FirstContact
+from fixtures.page.setup import REGISTRY, set_up_namespace
+
+BOOTSTRAP = "solar-bootstrap"
+DEADLINE_SECONDS = 180.0
+POLL_SECONDS = 0.1
+STAGES = (
+    "credential Issued",
+    "bootstrap chart pushed",
+    "bootstrap source fetched",
+    "bootstrap release installed",
+    "agent source fetched",
+    "agent release installed",
+    "agent Deployment created",
+    "agent container started",
+    "first report",
+)
+
+
+@dataclass
+class Sample:
+    target: str
+    total_seconds: float  # this process's clock: from the create call to the report seen
+    stages: dict[str, float] = field(default_factory=dict)  # seconds after creationTimestamp
+
+
+def _time(value: Any) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def _ready_at(obj: Obj | None) -> datetime | None:
+    condition = find_condition(obj, "Ready") if obj is not None else None
+    if condition is None or condition.get("status") != "True":
+        return None
+    return _time(condition.get("lastTransitionTime"))
+
+
+def _get(get: Callable[[], Obj]) -> Obj | None:
+    try:
+        return get()
+    except ApiError as error:
+        if error.status == 404:
+            return None
+        raise
+
+
+def _status_write_of(obj: Obj, field_name: str) -> datetime | None:
+    """When the manager that owns `status.<field_name>` last wrote the status."""
+    for entry in obj["metadata"].get("managedFields") or []:
+        status = (entry.get("fieldsV1") or {}).get("f:status") or {}
+        if f"f:{field_name}" in status:
+            return _time(entry.get("time"))
+    return None
+
+
+def _recorded(landscape: Landscape, namespace: str, target: str) -> dict[str, datetime | None]:
+    solar, other = landscape.solar, landscape.target
+    target_obj = solar.get("Target", target, namespace)
+    issued = find_condition(target_obj, landscape.contract.condition_type)
+    release = agent_release_name(landscape, namespace) or ""
+    deployments = [
+        d
+        for d in other.list("Deployment", namespace)
+        if d["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
+        or landscape.contract.agent_image in str(d.get("spec"))
+    ]
+    started = [
+        _time(status.get("state", {}).get("running", {}).get("startedAt"))
+        for pod in other.list("Pod", namespace)
+        for status in pod.get("status", {}).get("containerStatuses") or []
+        if landscape.contract.agent_image in str(status.get("image"))
+    ]
+    return {
+        "created": _time(target_obj["metadata"]["creationTimestamp"]),
+        "credential Issued": _time(issued.get("lastTransitionTime")) if issued else None,
+        "bootstrap chart pushed": _status_write_of(target_obj, "bootstrapVersion"),
+        "bootstrap source fetched": _ready_at(
+            _get(lambda: other.get("OCIRepository", BOOTSTRAP, namespace))
+        ),
+        "bootstrap release installed": _ready_at(
+            _get(lambda: other.get("HelmRelease", BOOTSTRAP, namespace))
+        ),
+        "agent source fetched": _ready_at(
+            _get(lambda: other.get("OCIRepository", release, namespace))
+        ),
+        "agent release installed": _ready_at(
+            _get(lambda: other.get("HelmRelease", release, namespace))
+        ),
+        "agent Deployment created": min(
+            (t for d in deployments if (t := _time(d["metadata"].get("creationTimestamp")))),
+            default=None,
+        ),
+        "agent container started": min((t for t in started if t), default=None),
+        "first report": _time(last_report_time(landscape, namespace, target)),
+    }
+
+
+def measure_one(landscape: Landscape, namespace: str, target: str) -> Sample:
+    set_up_namespace(landscape, landscape.solar, namespace)
+    user, password = landscape.reader_credentials(namespace)
+    page = FirstContact(
+        landscape.registry.host, namespace, target, user, password, landscape.registry.plain_http
+    )
+    spec = {"renderRegistryRef": {"name": REGISTRY}, "userdata": {}}
+    began = time.monotonic()
+    landscape.solar.create(new_object("Target", target, namespace, spec=spec))
+    landscape.target.create(new_object("Namespace", namespace))
+    for obj in (page.regcred(), *page.helmrelease()):
+        landscape.target.create(obj)
+    while last_report_time(landscape, namespace, target) is None:
+        if time.monotonic() - began > DEADLINE_SECONDS:
+            raise TimeoutError(f"{namespace}/{target} made no report in {DEADLINE_SECONDS:.0f}s")
+        time.sleep(POLL_SECONDS)
+    total = time.monotonic() - began
+    recorded = _recorded(landscape, namespace, target)
+    created = recorded.pop("created")
+    assert created is not None
+    stages = {
+        stage: (at - created).total_seconds() for stage, at in recorded.items() if at is not None
+    }
+    return Sample(target, total, stages)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest rank: the smallest value at least `share` of the values do not exceed."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def table(samples: list[Sample]) -> list[str]:
+    totals = [s.total_seconds for s in samples]
+    lines = [
+        f"{len(samples)} Targets: creation to first lastReportTime p50 "
+        f"{statistics.median(totals):.2f} s, p95 {percentile(totals, 0.95):.2f} s, "
+        f"min {min(totals):.2f} s, max {max(totals):.2f} s (this process's clock)",
+        "",
+        "| stage (seconds after the Target's creationTimestamp) | p50 | p95 | samples |",
+        "|---|---|---|---|",
+    ]
+    for stage in STAGES:
+        values = [s.stages[stage] for s in samples if stage in s.stages]
+        if values:
+            lines.append(
+                f"| {stage} | {statistics.median(values):.1f} | "
+                f"{percentile(values, 0.95):.1f} | {len(values)} |"
+            )
+        else:
+            lines.append(f"| {stage} | - | - | 0 (not recorded on this backend) |")
+    return lines
+
+
+def run(landscape: Landscape, targets: int) -> list[Sample]:
+    run_id = secrets.token_hex(3)
+    samples: list[Sample] = []
+    for index in range(targets):
+        suffix = f"{run_id}-{index}"
+        try:
+            samples.append(measure_one(landscape, f"bench-{suffix}", "cluster-1"))
+            print(f"  {index + 1}/{targets}: {samples[-1].total_seconds:.2f} s", flush=True)
+        finally:
+            landscape.end_scenario(suffix)
+    return samples
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.first_report")
+    parser.add_argument("landscape", type=Path, help="a landscape file (docs/landscape-file.md)")
+    parser.add_argument("--targets", type=int, default=20)
+    args = parser.parse_args(argv)
+    from fixtures.existing.landscape import ExistingLandscape
+    from fixtures.existing.landscape_file import BadLandscapeFile, load
+
+    try:
+        landscape = ExistingLandscape(load(args.landscape), Contract.load(None))
+    except BadLandscapeFile as problem:
+        print(problem, file=sys.stderr)
+        return 4
+    try:
+        print("\n".join(table(run(landscape, args.targets))))
+    finally:
+        landscape.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
