@@ -140,6 +140,13 @@ def _recorded(landscape: Landscape, namespace: str, target: str) -> dict[str, da
     }
 
 
+def _first_report(landscape: Landscape, namespace: str, target: str) -> str | None:
+    """The TargetReport's `lastReportTime`; None also while the controller has not created it."""
+    report = _get(lambda: landscape.solar.get("TargetReport", target, namespace))
+    value = (report or {}).get("spec", {}).get("lastReportTime")
+    return str(value) if value else None
+
+
 def measure_one(landscape: Landscape, namespace: str, target: str) -> Sample:
     set_up_namespace(landscape, landscape.solar, namespace)
     user, password = landscape.reader_credentials(namespace)
@@ -152,7 +159,7 @@ def measure_one(landscape: Landscape, namespace: str, target: str) -> Sample:
     landscape.target.create(new_object("Namespace", namespace))
     for obj in (page.regcred(), *page.helmrelease()):
         landscape.target.create(obj)
-    while last_report_time(landscape, namespace, target) is None:
+    while _first_report(landscape, namespace, target) is None:
         if time.monotonic() - began > DEADLINE_SECONDS:
             raise TimeoutError(f"{namespace}/{target} made no report in {DEADLINE_SECONDS:.0f}s")
         time.sleep(POLL_SECONDS)
