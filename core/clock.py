@@ -182,16 +182,7 @@ class VirtualClock:
     def advance(self, seconds: float) -> None:
         """Move time forward, running each loop at the moment it is due."""
         end = self._now + timedelta(seconds=seconds)
-        self.run_due()
-        while self._queue:
-            at, _, loop, generation = self._queue[0]
-            if not loop.current(generation):
-                heapq.heappop(self._queue)
-                continue
-            if at > end:
-                break
-            self._now = max(self._now, at)
-            self.run_due()
+        self._run_due_until(end, lambda: True)
         self._now = end
         self.run_due()
 
@@ -207,8 +198,16 @@ class VirtualClock:
         Nothing changes between two loop passes, so a wait sees its state the instant it
         became true."""
         end = self._now + timedelta(seconds=seconds)
+        self._run_due_until(end, lambda: self.runs == since)
+        if self.runs == since:
+            self._now = end
+            self.run_due()
+
+    def _run_due_until(self, end: datetime, keep_going: Callable[[], bool]) -> None:
+        """Run the loops due now, then jump from one due instant to the next up to `end`,
+        while `keep_going` holds."""
         self.run_due()
-        while self.runs == since and self._queue:
+        while keep_going() and self._queue:
             at, _, loop, generation = self._queue[0]
             if not loop.current(generation):
                 heapq.heappop(self._queue)
@@ -216,9 +215,6 @@ class VirtualClock:
             if at > end:
                 break
             self._now = max(self._now, at)
-            self.run_due()
-        if self.runs == since:
-            self._now = end
             self.run_due()
 
     def close(self) -> None:
