@@ -17,8 +17,8 @@ from core.audit import AuditEvent
 from core.landscape import MissingCapability
 from core.redact import REDACT
 from fixtures.existing.control import ControlClient, ControlError, ControlServer
+from fixtures.existing.exclusive import LandscapeLock, lock_path_for, remove_lock_files
 from fixtures.existing.landscape_file import BadLandscapeFile, dump, load
-from fixtures.plugin.exclusive import LandscapeLock
 
 ROOT = Path(__file__).resolve().parents[1]
 USAGE_ERROR = 4
@@ -249,3 +249,18 @@ def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) 
     file.write_text(file.read_text() + "\n[versions]\nflux = 2\n")
     with pytest.raises(BadLandscapeFile, match=r"\[versions\]"):
         load(file)
+
+
+def test_the_holder_leaves_no_lock_file_behind(tmp_path: Path) -> None:
+    landscape_file = tmp_path / "landscape.toml"
+    lock = LandscapeLock(lock_path_for(landscape_file))
+    lock.shared()
+    lock.release()
+    lock.close()
+    lock_files = [
+        lock_path_for(landscape_file),
+        lock_path_for(landscape_file).with_suffix(".turnstile"),
+    ]
+    assert all(path.exists() for path in lock_files)
+    remove_lock_files(landscape_file)
+    assert not any(path.exists() for path in lock_files), lock_files
