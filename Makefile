@@ -12,7 +12,7 @@ WORKERS ?=
 XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
 .PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
-	mutants report local kind tools tools-local tools-kind kind-images bench bench-first-report clean \
+	mutants report local kind tools tools-local tools-kind kind-images bench bench-first-report bench-local-scale clean \
 	cucumber-html-check
 
 $(STAMP): pyproject.toml
@@ -68,6 +68,12 @@ BENCH_TARGETS ?= 20
 bench-first-report: $(STAMP)
 	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
 	$(BIN)/python -m benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
+
+## N Targets in one namespace on a real landscape: wall time and memory per Target.
+BENCH_LOCAL_SIZES ?= 1 10 50
+bench-local-scale: $(STAMP)
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
+	$(BIN)/python -m benchmarks.local_scale $(LANDSCAPE) $(BENCH_LOCAL_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim

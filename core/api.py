@@ -108,6 +108,21 @@ def serve_at(kind: str, version: str) -> Kind:
     return before
 
 
+def rest_path(kind: Kind, namespace: str | None, name: str | None = None, sub: str = "") -> str:
+    """The REST path of a kind's collection, or of one object and its subresource."""
+    root = f"/apis/{kind.group}/{kind.version}" if kind.group else f"/api/{kind.version}"
+    if kind.namespaced:
+        if not namespace:
+            raise ValueError(f"{kind.kind} needs a namespace")
+        root += f"/namespaces/{namespace}"
+    path = f"{root}/{kind.plural}"
+    if name:
+        path += f"/{name}"
+    if sub:
+        path += f"/{sub}"
+    return path
+
+
 def kind_of(name: str) -> Kind:
     try:
         return KINDS[name]

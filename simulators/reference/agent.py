@@ -10,13 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from core.api import ApiError, ClusterAPI
+from core.api import ApiError, Obj
 from core.clock import Clock, utc
 from core.credentials import TokenKubeconfig
 from core.redact import REDACT
 
-Connect = Callable[[TokenKubeconfig], ClusterAPI]
+
+class ReportAPI(Protocol):
+    """What the agent asks of the SolAr API; every ClusterAPI answers it."""
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj: ...
+
+    def update(self, obj: Obj) -> Obj: ...
+
+
+Connect = Callable[[TokenKubeconfig], ReportAPI]
 
 
 @dataclass
@@ -42,7 +52,7 @@ class Agent:
             self.log(f"report for {self.namespace}/{self.target} failed: {REDACT(str(error))}")
         return self.interval_seconds
 
-    def report(self, solar: ClusterAPI) -> None:
+    def report(self, solar: ReportAPI) -> None:
         target = solar.get("Target", self.target, self.namespace)
         report = solar.get("TargetReport", self.target, self.namespace)
         now = utc(self.clock.now())
