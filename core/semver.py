@@ -11,6 +11,7 @@ as Masterminds documents them (`^1.2` is `>=1.2.0 <2.0.0`, `~1.2.3` is `>=1.2.3 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import semantic_version
 
@@ -160,7 +161,7 @@ def highest(tags: list[str]) -> str | None:
     return max(candidates)[1] if candidates else None
 
 
-def tag_for_ref(tags: list[str], ref: dict[str, object]) -> str:
+def tag_for_ref(tags: list[str], ref: Mapping[str, object]) -> str:
     """The tag an OCIRepository's `spec.ref` selects, as source-controller picks it: `semver`
     (the highest match) takes precedence over `tag`; neither means `latest`."""
     wanted = ref.get("semver")
