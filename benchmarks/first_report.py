@@ -12,7 +12,7 @@ breakdown comes from the times the systems recorded (whole seconds, as Kubernete
 | stage | recorded by |
 |---|---|
 | credential Issued | the controller: the condition's `lastTransitionTime` |
-| bootstrap chart pushed | the renderer: the time of its status write (`bootstrapVersion`) |
+| bootstrap chart pushed | the renderer: the Target's `BootstrapReady` `lastTransitionTime` |
 | bootstrap / agent source fetched | source-controller: the OCIRepository's Ready `lastTransitionTime` |
 | bootstrap / agent release installed | helm-controller: the HelmRelease's Ready `lastTransitionTime` |
 | agent Deployment created | the helm install: the Deployment's `creationTimestamp` |
@@ -41,7 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.api import ApiError, Obj, find_condition, new_object
+from core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
 from core.contract import Contract
 from core.landscape import Landscape
 from fixtures.page.lookup import agent_release_name, last_report_time
@@ -116,11 +116,7 @@ class StageWatch:
             issued = find_condition(obj, contract.condition_type) or {}
             return [
                 *(["credential Issued"] if issued.get("reason") == "Issued" else []),
-                *(
-                    ["bootstrap chart pushed"]
-                    if obj.get("status", {}).get("bootstrapVersion")
-                    else []
-                ),
+                *(["bootstrap chart pushed"] if _ready_at(obj, "BootstrapReady") else []),
             ]
         if kind == "TargetReport" and name == self._target:
             return ["first report"] if obj.get("spec", {}).get("lastReportTime") else []
@@ -128,7 +124,8 @@ class StageWatch:
             what = "source fetched" if kind == "OCIRepository" else "release installed"
             if name == BOOTSTRAP:
                 return [f"bootstrap {what}"]
-            if name == self._release:
+            labels = obj.get("metadata", {}).get("labels") or {}
+            if labels.get(contract.release_label) == self._release:
                 return [f"agent {what}"]
         if kind == "Deployment" and contract.agent_image in str(obj.get("spec")):
             return ["agent Deployment created"]
@@ -152,8 +149,8 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
-def _ready_at(obj: Obj | None) -> datetime | None:
-    condition = find_condition(obj, "Ready") if obj is not None else None
+def _ready_at(obj: Obj | None, condition_type: str = "Ready") -> datetime | None:
+    condition = find_condition(obj, condition_type) if obj is not None else None
     if condition is None or condition.get("status") != "True":
         return None
     return _time(condition.get("lastTransitionTime"))
@@ -168,13 +165,11 @@ def _get(get: Callable[[], Obj]) -> Obj | None:
         raise
 
 
-def _status_write_of(obj: Obj, field_name: str) -> datetime | None:
-    """When the manager that owns `status.<field_name>` last wrote the status."""
-    for entry in obj["metadata"].get("managedFields") or []:
-        status = (entry.get("fieldsV1") or {}).get("f:status") or {}
-        if f"f:{field_name}" in status:
-            return _time(entry.get("time"))
-    return None
+def _labelled(api: ClusterAPI, kind: str, namespace: str, labels: dict[str, str]) -> Obj | None:
+    """The object of the bootstrap chart that carries a Release (found by its label: its name
+    is the Helm release's of the bootstrap chart)."""
+    found = api.list(kind, namespace, labels=labels)
+    return found[0] if found else None
 
 
 def _recorded(landscape: Landscape, namespace: str, target: str) -> dict[str, datetime | None]:
@@ -182,6 +177,7 @@ def _recorded(landscape: Landscape, namespace: str, target: str) -> dict[str, da
     target_obj = solar.get("Target", target, namespace)
     issued = find_condition(target_obj, landscape.contract.condition_type)
     release = agent_release_name(landscape, namespace) or ""
+    label = {landscape.contract.release_label: release}
     deployments = [
         d
         for d in other.list("Deployment", namespace)
@@ -197,19 +193,15 @@ def _recorded(landscape: Landscape, namespace: str, target: str) -> dict[str, da
     return {
         "created": _time(target_obj["metadata"]["creationTimestamp"]),
         "credential Issued": _time(issued.get("lastTransitionTime")) if issued else None,
-        "bootstrap chart pushed": _status_write_of(target_obj, "bootstrapVersion"),
+        "bootstrap chart pushed": _ready_at(target_obj, "BootstrapReady"),
         "bootstrap source fetched": _ready_at(
             _get(lambda: other.get("OCIRepository", BOOTSTRAP, namespace))
         ),
         "bootstrap release installed": _ready_at(
             _get(lambda: other.get("HelmRelease", BOOTSTRAP, namespace))
         ),
-        "agent source fetched": _ready_at(
-            _get(lambda: other.get("OCIRepository", release, namespace))
-        ),
-        "agent release installed": _ready_at(
-            _get(lambda: other.get("HelmRelease", release, namespace))
-        ),
+        "agent source fetched": _ready_at(_labelled(other, "OCIRepository", namespace, label)),
+        "agent release installed": _ready_at(_labelled(other, "HelmRelease", namespace, label)),
         "agent Deployment created": min(
             (t for d in deployments if (t := _time(d["metadata"].get("creationTimestamp")))),
             default=None,
@@ -230,7 +222,8 @@ def _wait_agent_release(landscape: Landscape, namespace: str) -> None:
     release = agent_release_name(landscape, namespace) or ""
     deadline = time.monotonic() + RELEASE_READY_SECONDS
     while time.monotonic() < deadline:
-        if _ready_at(_get(lambda: landscape.target.get("HelmRelease", release, namespace))):
+        labels = {landscape.contract.release_label: release}
+        if _ready_at(_labelled(landscape.target, "HelmRelease", namespace, labels)):
             return
         time.sleep(POLL_SECONDS)
 

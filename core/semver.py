@@ -11,6 +11,7 @@ as Masterminds documents them (`^1.2` is `>=1.2.0 <2.0.0`, `~1.2.3` is `>=1.2.3 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import semantic_version
 
@@ -35,7 +36,10 @@ def parse_version(text: str) -> Version | None:
 def _version(text: str) -> semantic_version.Version | None:
     if _TAG.match(text) is None:
         return None
-    return semantic_version.Version(text.removeprefix("v"))
+    try:
+        return semantic_version.Version(text.removeprefix("v"))
+    except ValueError:  # e.g. a numeric pre-release with a leading zero: Flux skips such tags
+        return None
 
 
 Comparator = tuple[str, semantic_version.Version]
@@ -149,3 +153,21 @@ def highest_matching(tags: list[str], text: str) -> str | None:
         if (version := _version(tag)) is not None and any(a.matches(version) for a in alternatives)
     ]
     return max(candidates)[1] if candidates else None
+
+
+def highest(tags: list[str]) -> str | None:
+    """The highest tag that is a version, pre-releases included; None if there is none."""
+    candidates = [(version, tag) for tag in tags if (version := _version(tag)) is not None]
+    return max(candidates)[1] if candidates else None
+
+
+def tag_for_ref(tags: list[str], ref: Mapping[str, object]) -> str:
+    """The tag an OCIRepository's `spec.ref` selects, as source-controller picks it: `semver`
+    (the highest match) takes precedence over `tag`; neither means `latest`."""
+    wanted = ref.get("semver")
+    if not wanted:
+        return str(ref.get("tag") or "latest")
+    tag = highest_matching(tags, str(wanted))
+    if tag is None:
+        raise ValueError(f"no match found for semver: {wanted}")
+    return tag

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.semver import highest_matching, matches_constraint
+from core.semver import highest, highest_matching, matches_constraint, tag_for_ref
 from simulators.memory.flux import FluxModel
 
 TAGS = [
@@ -103,6 +103,30 @@ class Tags:
 )
 def test_the_sim_flux_pulls_the_tag_flux_would(ref: dict[str, str], tag: str) -> None:
     assert FluxModel._pick_tag(Tags(TAGS), "ns/agent", ref) == tag  # type: ignore[arg-type]
+    assert tag_for_ref(TAGS, ref) == tag  # the harness reads a source as the sim's Flux does
+
+
+SOLAR_TAGS = ["v0.0.0", "v0.0.1", "v0.0.2-e3b0c442", "v0.0.3-e3b0c442", "v0.0.3-1", "v0.0.3-10"]
+
+
+@pytest.mark.parametrize(
+    ("ref", "tag"),
+    [
+        ({"semver": ">=0.0.0"}, "v0.0.1"),  # the page's range: no pre-release
+        ({"semver": "v0.0.2-e3b0c442"}, "v0.0.2-e3b0c442"),  # one version, as SolAr pins it
+        ({"semver": "v0.0.3-1"}, "v0.0.3-1"),
+    ],
+)
+def test_solar_tags_are_picked_as_source_controller_does(ref: dict[str, str], tag: str) -> None:
+    assert tag_for_ref(SOLAR_TAGS, ref) == tag
+    assert FluxModel._pick_tag(Tags(SOLAR_TAGS), "ns/c", ref) == tag  # type: ignore[arg-type]
+
+
+def test_the_highest_tag_counts_pre_releases_and_skips_what_is_no_version() -> None:
+    assert highest(SOLAR_TAGS) == "v0.0.3-e3b0c442"  # alphanumeric above numeric identifiers
+    assert highest(["v0.0.3-9", "v0.0.3-10", "latest"]) == "v0.0.3-10"
+    assert highest(["v0.0.1-0123", "v0.0.0"]) == "v0.0.0"  # a leading zero: not a version
+    assert highest(["latest"]) is None
 
 
 def test_the_sim_flux_names_a_constraint_nothing_matches() -> None:

@@ -189,11 +189,11 @@ def _wrong_path(original: Any) -> Any:
 @mutant(
     "renderer-bootstrap-non-semver",
     ("page-yaml", "page-objects", "replace-values"),
-    "every chart is tagged latest, which the page's semver range never matches",
-    "simulators.reference.renderer:_next_version",
+    "the bootstrap chart is tagged latest, which the page's semver range never matches",
+    "simulators.reference.tags:bootstrap_tag",
 )
 def _latest(original: Any) -> Any:
-    return lambda tags: "latest"
+    return lambda version: "latest"
 
 
 @mutant(
@@ -306,9 +306,8 @@ def _reaches_in(original: Any) -> Any:
         original(self, target)
         client = _TARGET_CLUSTER.get("client")
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        fresh = self.solar.get("Target", name, namespace)
-        if client is None or not fresh.get("status", {}).get("bootstrapVersion"):
-            return
+        if client is None or f"{namespace}/bootstrap-{name}" not in self._pushed:
+            return  # not before the bootstrap chart is pushed
         for obj in (
             new_object("Namespace", namespace),
             new_object(

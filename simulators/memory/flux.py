@@ -10,8 +10,10 @@ Reconciles run at `spec.interval`, on spec change, and on `reconcile.fluxcd.io/r
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -282,7 +284,7 @@ class FluxModel:
         namespace = spec.get("targetNamespace") or meta["namespace"]
         self._ensure_namespace(namespace, bool(spec.get("install", {}).get("createNamespace")))
         applied: list[tuple[str, str | None, str]] = []
-        for manifest in chart.manifests():
+        for manifest in _rendered(chart, release).manifests():
             kind = kind_of(manifest["kind"])
             obj_meta = manifest.setdefault("metadata", {})
             if kind.namespaced:
@@ -334,3 +336,33 @@ class FluxModel:
         for ref in reversed(installed.objects):
             self._delete(ref)
         self.log(f"uninstalled release {key[0]}/{key[1]}")
+
+
+_RELEASE_VALUE = re.compile(r"\{\{ \.Release\.(Name|Namespace) \}\}")
+MAX_RELEASE_NAME = 53  # Helm's limit
+
+
+def _rendered(chart: Chart, release: Obj) -> Chart:
+    """The templates as Helm renders them for this HelmRelease. SolAr's charts use no template
+    value but `.Release.Name` (`spec.releaseName`, else `<targetNamespace>-<name>` or the
+    HelmRelease's name) and `.Release.Namespace`; the sim refuses any other."""
+    meta, spec = release["metadata"], release.get("spec", {})
+    target_namespace = spec.get("targetNamespace")
+    name = spec.get("releaseName") or (
+        f"{target_namespace}-{meta['name']}" if target_namespace else meta["name"]
+    )
+    values = {"Name": name, "Namespace": target_namespace or meta["namespace"]}
+    templates: dict[str, str] = {}
+    for path, text in chart.templates.items():
+        if "{{" not in text:
+            templates[path] = text
+            continue
+        if ".Release.Name" in text and len(name) > MAX_RELEASE_NAME:
+            raise ValueError(f"release name {name!r} is longer than {MAX_RELEASE_NAME} characters")
+        rendered = _RELEASE_VALUE.sub(lambda m: values[m.group(1)], text)
+        if "{{" in rendered:
+            raise ValueError(
+                f"{path}: the sim renders no template action but .Release.Name/Namespace"
+            )
+        templates[path] = rendered
+    return dataclasses.replace(chart, templates=templates)

@@ -5,10 +5,12 @@ render registry under `<namespace>/`: a Release annotated `target-credential` be
 release of that Target (a Secret with the kubeconfig and the token, and the agent Deployment);
 any other Release becomes a chart shared by all Targets. Then it renders `bootstrap-<target>`,
 one OCIRepository/HelmRelease pair per bound Release, and bumps its version whenever it changes.
+Charts are tagged as upstream SolAr tags them (simulators/reference/tags.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Iterator
@@ -19,22 +21,23 @@ from typing import Any
 from core import yamlio
 from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, labels_of
 from core.clock import Clock
-from core.conditions import secret_value
+from core.conditions import secret_value, set_condition
 from core.contract import Contract
 from core.credentials import TokenKubeconfig
-from core.oci import (
-    HELM_CHART_LAYER,
-    Chart,
-    RegistryClient,
-    RegistryError,
-    highest_matching,
-    parse_version,
-)
+from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError
+from core.semver import highest
 from simulators.reference.bindings import selector_matches
+from simulators.reference.tags import (
+    agent_release_tag,
+    bootstrap_tag,
+    bootstrap_version_of,
+    release_tag,
+)
 
 ConnectRegistry = Callable[[str, str, str], RegistryClient]
 CONTENT_ANNOTATION = "solar.opendefense.cloud/content-digest"
 AGENT_VERSION = "0.1.0"
+BOOTSTRAP_READY = "BootstrapReady"  # upstream's condition: the bootstrap chart is pushed
 
 
 @dataclass
@@ -129,15 +132,59 @@ class Renderer:
         bootstrap = self._bootstrap_chart(
             name, namespace, registry, sorted(rendered, key=lambda r: r.release)
         )
-        version = self._push(client, namespace, bootstrap)
-        if (
-            self.config.owns_bootstrap_version
-            and target.get("status", {}).get("bootstrapVersion") != version
-        ):
-            fresh = self.solar.get("Target", name, namespace)
-            fresh.setdefault("status", {})["bootstrapVersion"] = version
-            self.solar.update_status(fresh)
+        self._push_bootstrap(client, registry["spec"]["hostname"], target, bootstrap)
         self._rendered_from[(namespace, name)] = inputs
+
+    def _push_bootstrap(self, client: RegistryClient, host: str, target: Obj, chart: Chart) -> None:
+        """Push at the current `bootstrapVersion` if nothing is there yet, else at the next one
+        when the content changed; the Target's status keeps the counter (0 is left unwritten,
+        as upstream omits it) and says where the chart is."""
+        namespace = target["metadata"]["namespace"]
+        repository = f"{namespace}/{chart.name}"
+        version = self._bootstrap_version(client, target, repository)
+        found = self._content_at(client, repository, bootstrap_tag(version))
+        if found is not None and found != _content_of(chart):
+            version += 1
+        tag = self._push(
+            client, namespace, dataclasses.replace(chart, version=bootstrap_tag(version))
+        )
+        if self.config.owns_bootstrap_version:
+            self._record_bootstrap(target, version, f"oci://{host}/{repository}:{tag}")
+
+    def _record_bootstrap(self, target: Obj, version: int, url: str) -> None:
+        """The counter and upstream's `BootstrapReady` condition, in one status write."""
+        fresh = self.solar.get(
+            "Target", target["metadata"]["name"], target["metadata"]["namespace"]
+        )
+        status = fresh.setdefault("status", {})
+        changed = set_condition(
+            fresh,
+            BOOTSTRAP_READY,
+            "True",
+            "Ready",
+            f"Bootstrap rendered successfully: {url}",
+            self.clock.now(),
+        )
+        if status.get("bootstrapVersion", 0) != version:
+            status["bootstrapVersion"] = version
+            changed = True
+        if changed:
+            self.solar.update_status(fresh)
+
+    def _bootstrap_version(self, client: RegistryClient, target: Obj, repository: str) -> int:
+        """The Target's counter, or, beside a SolAr that keeps it, the highest one pushed. The
+        charts of a deleted Target stay in the registry (upstream deletes them): a Target made
+        again under its name goes on after them, so `>=0.0.0` never picks an earlier Target's."""
+        recorded = target.get("status", {}).get("bootstrapVersion", 0)
+        counted = (
+            recorded if self.config.owns_bootstrap_version and isinstance(recorded, int) else 0
+        )
+        pushed = [
+            v
+            for tag in self._existing_tags(client, repository)
+            if (v := bootstrap_version_of(tag)) is not None
+        ]
+        return max([counted, *pushed])
 
     def _inputs_of(self, target: Obj, registry: Obj) -> tuple[object, ...]:
         """What a render depends on, by resourceVersion: unchanged inputs need no new render.
@@ -186,16 +233,37 @@ class Renderer:
         name = release["metadata"]["name"]
         chart = self._chart_for(release, target)
         if chart is not None:
-            version = self._push(client, namespace, chart)
+            tagged = dataclasses.replace(
+                chart, version=self._release_version(client, namespace, release, chart)
+            )
+            version = self._push(client, namespace, tagged)
             return RenderedRelease(name, chart.name, version, target_namespace)
         # No token (revoked, disabled, not yet minted): keep what was delivered, if anything.
         # The agent then keeps running with a credential the API server rejects, and says so.
         chart_name = self._agent_chart_name(name, target["metadata"]["name"])
-        tags = self._existing_tags(client, f"{namespace}/{chart_name}")
-        latest = highest_matching(tags, ">=0.0.0")
+        repository = f"{namespace}/{chart_name}"
+        known = self._pushed.get(repository)
+        latest = known[1] if known else highest(self._existing_tags(client, repository))
         if latest is None:
             return None
         return RenderedRelease(name, chart_name, latest, target_namespace)
+
+    def _release_version(
+        self, client: RegistryClient, namespace: str, release: Obj, chart: Chart
+    ) -> str:
+        generation = int(release["metadata"].get("generation") or 1)
+        if self.contract.agent_release_annotation not in annotations_of(release):
+            return release_tag(generation, {})  # the reference's charts pull no images
+        repository = f"{namespace}/{chart.name}"
+        content = _content_of(chart)
+        known = self._pushed.get(repository)
+        if known is not None and known[0] == content:
+            return known[1]
+        existing = self._existing_tags(client, repository)
+        latest = highest(existing)
+        if latest is not None and self._content_at(client, repository, latest) == content:
+            return latest
+        return agent_release_tag(generation, existing)
 
     def _credential_pending(self, release: Obj, target: Obj) -> bool:
         """A credential release not rendered yet, whose token is still to come."""
@@ -377,27 +445,29 @@ class Renderer:
         for item in releases:
             labels = {self.contract.release_label: item.release}
             source: dict[str, Any] = {
-                "interval": "5m0s",
+                "interval": "10m",
                 "url": f"oci://{spec['hostname']}/{namespace}/{item.chart}",
-                "ref": {"tag": item.version},
+                "ref": {"semver": item.version},  # one version: upstream pins it this way
                 "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
                 "secretRef": {"name": spec.get("targetPullSecretName", "regcred")},
             }
             if spec.get("plainHTTP"):
                 source["insecure"] = True
+            # Named after the Helm release that installs the bootstrap chart, as upstream's are.
+            name = f"{{{{ .Release.Name }}}}-{item.release}"
             repository = {
                 "apiVersion": "source.toolkit.fluxcd.io/v1",
                 "kind": "OCIRepository",
-                "metadata": {"name": item.release, "labels": labels},
+                "metadata": {"name": name, "labels": labels},
                 "spec": source,
             }
             release = {
                 "apiVersion": "helm.toolkit.fluxcd.io/v2",
                 "kind": "HelmRelease",
-                "metadata": {"name": item.release, "labels": labels},
+                "metadata": {"name": name, "labels": labels},
                 "spec": {
                     "interval": "10m",
-                    "chartRef": {"kind": "OCIRepository", "name": item.release},
+                    "chartRef": {"kind": "OCIRepository", "name": name},
                     "targetNamespace": item.target_namespace,
                     "install": {"createNamespace": True, "remediation": {"retries": 3}},
                     "upgrade": {"remediation": {"retries": 3}},
@@ -407,26 +477,38 @@ class Renderer:
         return Chart(f"bootstrap-{target}", "0.0.0", templates=templates)
 
     def _push(self, client: RegistryClient, namespace: str, chart: Chart) -> str:
-        """Push when the content changed, as the next patch version; return the current version."""
+        """Push the chart at its version unless this renderer pushed that content there last."""
         repository = f"{namespace}/{chart.name}"
-        content = hashlib.sha256(
-            json.dumps(
-                {"templates": chart.templates, "values": chart.values}, sort_keys=True
-            ).encode()
-        ).hexdigest()[:16]
-        known = self._pushed.get(repository)
-        if known is not None and known[0] == content:
-            return known[1]
-        version = _next_version(self._existing_tags(client, repository))
+        content = _content_of(chart)
+        if self._pushed.get(repository) == (content, chart.version):
+            return chart.version
         client.push_chart(
             repository,
             Chart(
-                chart.name, version, chart.templates, chart.values, {CONTENT_ANNOTATION: content}
+                chart.name,
+                chart.version,
+                chart.templates,
+                chart.values,
+                {CONTENT_ANNOTATION: content},
             ),
         )
-        self._pushed[repository] = (content, version)
-        self.log(f"pushed {repository}:{version}")
-        return version
+        self._pushed[repository] = (content, chart.version)
+        self.log(f"pushed {repository}:{chart.version}")
+        return chart.version
+
+    def _content_at(self, client: RegistryClient, repository: str, tag: str) -> str | None:
+        """The content digest of the chart at `tag` (None: no chart there)."""
+        known = self._pushed.get(repository)
+        if known is not None and known[1] == tag:
+            return known[0]
+        try:
+            manifest, _ = client.manifest(repository, tag)
+            config = json.loads(client.blob(repository, manifest["config"]["digest"]))
+        except RegistryError as error:
+            if error.status == 404:
+                return None
+            raise
+        return str((config.get("annotations") or {}).get(CONTENT_ANNOTATION, ""))
 
     @staticmethod
     def _existing_tags(client: RegistryClient, repository: str) -> list[str]:
@@ -438,12 +520,10 @@ class Renderer:
             raise
 
 
-def _next_version(tags: list[str]) -> str:
-    parsed = [v for v in (parse_version(t) for t in tags) if v is not None]
-    if not parsed:
-        return "0.1.0"
-    major, minor, patch, _ = max(parsed)
-    return f"{major}.{minor}.{patch + 1}"
+def _content_of(chart: Chart) -> str:
+    """What a chart renders, as a digest: the same templates and values, the same digest."""
+    text = json.dumps({"templates": chart.templates, "values": chart.values}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _dump(obj: Obj) -> str:

@@ -30,7 +30,7 @@ from core.oci import (
 from core.policy import AccessPolicy
 from core.redact import REDACT
 from fixtures.local.registry import LocalRegistry, missing_registry_tools
-from fixtures.page.lookup import pull_chart
+from fixtures.page.lookup import pull_chart, pull_source
 from fixtures.provision.toolchain import MissingTool, Toolchain
 from fixtures.provision.toolchain.layout import BUILD_COMMAND
 from fixtures.real.probes import free_loopback_ports
@@ -170,6 +170,19 @@ def test_push_user_pushes_and_the_namespace_reader_pulls_the_chart_back(
     (layer,) = manifest["layers"]
     assert Chart.unpack(reader.blob("test/roundtrip", layer["digest"])) == chart
     assert pull_chart(reader, "test/roundtrip") == chart  # as the harness's Flux model pulls
+
+
+def test_solar_tags_are_pulled_back_as_flux_selects_them(
+    local_as: ClientFactory, passwords: dict[str, str]
+) -> None:
+    pusher = local_as(PUSH_USER, passwords[PUSH_USER])
+    for tag in ("v0.0.0", "v0.0.1", "v0.0.1-e3b0c442"):
+        pusher.push_chart("test/solar-tags", Chart("solar-tags", tag, CHART.templates))
+    reader = local_as("pull-test", passwords["pull-test"])
+    assert sorted(reader.tags("test/solar-tags")) == ["v0.0.0", "v0.0.1", "v0.0.1-e3b0c442"]
+    assert pull_chart(reader, "test/solar-tags").version == "v0.0.1"  # the page's >=0.0.0
+    pinned = pull_source(reader, "test/solar-tags", {"semver": "v0.0.1-e3b0c442"})
+    assert pinned.version == "v0.0.1-e3b0c442"
 
 
 def test_the_artifact_has_the_media_types_helm_consumers_select(
