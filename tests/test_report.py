@@ -18,6 +18,7 @@ import yaml
 
 from fixtures.plugin.attachments import Table
 from fixtures.report.__main__ import main
+from fixtures.report.conformance import to_yaml
 from fixtures.report.html import render
 from fixtures.report.kept import (
     Outcome,
@@ -28,7 +29,7 @@ from fixtures.report.kept import (
 )
 from fixtures.report.model import Report, build_report
 from fixtures.report.plugin import FILES
-from fixtures.report.records import RunInfo, ScenarioRecord
+from fixtures.report.records import RunInfo, ScenarioRecord, dump, page_version
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc"
@@ -433,6 +434,43 @@ def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "No scenario ran" in out.read_text()
+
+
+def _kept_run(features: Path, uri: str, records: list[ScenarioRecord], folder: Path) -> Path:
+    """records.json of a run of one feature file, as the plugin writes it."""
+    mine = [replace(r, feature_file=uri) for r in records if r.uri.endswith(Path(uri).name)]
+    run = replace(RUN, page_version=page_version(None, [features.parent / uri]), duration=10.0)
+    folder.mkdir()
+    (folder / "records.json").write_text(json.dumps(dump(run, mine)))
+    return folder / "records.json"
+
+
+def test_runs_of_one_feature_file_each_merge_into_one_report(
+    tmp_path: Path, features: Path
+) -> None:
+    records = _records(features)
+    lamps = _kept_run(features, "features/lamps.feature", records, tmp_path / "lamps")
+    spares = _kept_run(features, "features/spares.feature", records, tmp_path / "spares")
+    out = tmp_path / "merged.yaml"
+    args = [f"--features={features}", f"--out={tmp_path / 'r.html'}", f"--conformance={out}"]
+    assert main(["--records", str(lamps), str(spares), *args]) == 0
+    merged = yaml.safe_load(out.read_text())
+    together = yaml.safe_load(to_yaml(build_report(records, RUN, None)))
+    for key in ("level", "notPassed", "summary", "scenarios"):
+        assert merged[key] == together[key], key
+    both = page_version(None, [features / "lamps.feature", features / "spares.feature"])
+    assert merged["page"]["version"] == both, "the page version of both feature files together"
+
+
+def test_runs_of_another_page_version_are_not_merged(
+    tmp_path: Path, features: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = _records(features)
+    lamps = _kept_run(features, "features/lamps.feature", records, tmp_path / "lamps")
+    spares = _kept_run(features, "features/spares.feature", records, tmp_path / "spares")
+    (features / "spares.feature").write_text(SPARES + "\n# changed since the run\n")
+    assert main(["--records", str(lamps), str(spares), f"--features={features}"]) == 4
+    assert "another version of the page or its feature files" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

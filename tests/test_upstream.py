@@ -79,6 +79,19 @@ def test_upstream_with_a_folder_that_is_no_chart(pytester: pytest.Pytester) -> N
     _one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
 
 
+def test_upstream_with_workers_is_refused(pytester: pytest.Pytester) -> None:
+    result = _run(
+        pytester,
+        "--solar-impl=upstream",
+        "--solar-env=kind",
+        f"--solar-upstream-bin={_binaries(pytester.path / 'bin')}",
+        f"--solar-upstream-chart={_chart(pytester.path / 'chart')}",
+        "-n",
+        "2",
+    )
+    _one_line_exit_4(result, "--solar-impl=upstream", "drop -n")
+
+
 def test_usable_binaries_and_chart_are_taken(tmp_path: Path) -> None:
     upstream = UpstreamSolar.from_options(_binaries(tmp_path / "bin"), _chart(tmp_path / "c"))
     assert sorted(upstream.binaries) == sorted(PROGRAMS)
