@@ -270,6 +270,34 @@ def test_a_test_that_took_the_landscape_alone_gives_it_up_when_it_ends(tmp_path:
     other.close()
 
 
+def test_a_test_that_needs_the_landscape_alone_has_it_from_its_first_step(
+    tmp_path: Path,
+) -> None:
+    """Two such tests on two workers: the second starts only when the first has ended, not when
+    the first reaches its global fault (which gave up its hold and let the other change the
+    landscape under its Targets)."""
+    from fixtures.plugin.landscapes import held
+
+    lock_file = tmp_path / "landscape.lock"
+    first, second = SimpleNamespace(lock=LandscapeLock(lock_file)), LandscapeLock(lock_file)
+    second_started = threading.Event()
+
+    def start_alone() -> None:
+        with held(SimpleNamespace(lock=second), alone=True):
+            second_started.set()
+
+    with held(first, alone=True):
+        thread = threading.Thread(target=start_alone)
+        thread.start()
+        assert not second_started.wait(0.5), "a second global fault began beside the first"
+        first.lock.exclusive()  # its global fault: it keeps the landscape
+        assert not second_started.wait(0.5), "the second began when the first took it alone"
+    assert second_started.wait(10), "the second never began after the first ended"
+    thread.join()
+    first.lock.close()
+    second.close()
+
+
 def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) -> None:
     named = {
         "kubernetes (target)": "v1.34.4",
