@@ -15,13 +15,16 @@ from fixtures.plugin.options import TIMEOUT_KINDS
 pytestmark = [
     getattr(pytest.mark, "defined-here"),
     pytest.mark.fault,
+    # It unsets controller.agent.apiserverURL and cuts the agents' link: on a shared landscape,
+    # with the landscape alone (fixtures/plugin/concurrent.py).
+    pytest.mark.landscape_alone,
 ]
 
 
 def test_the_credential_lifecycle_keeps_the_pages_promises_in_any_order(
     pytestconfig: pytest.Config,
     contract: Contract,
-    shared_landscape: Landscape | None,
+    held_landscape: Landscape | None,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     timeouts = {kind: float(pytestconfig.getini(f"solar_timeout_{kind}")) for kind in TIMEOUT_KINDS}
@@ -32,9 +35,9 @@ def test_the_credential_lifecycle_keeps_the_pages_promises_in_any_order(
             "SolAr lets the harness do: run it with --solar-impl=reference"
         )
     figures = Figures()
-    if shared_landscape is None:
+    if held_landscape is None:
         run(sim_starter(contract, timeouts, figures), SIM_BUDGET, figures)
     else:
-        run(shared_starter(shared_landscape, timeouts, figures), REAL_BUDGET, figures)
+        run(shared_starter(held_landscape, timeouts, figures), REAL_BUDGET, figures)
     with capsys.disabled():
         print(f"\n{figures.line(backend)}")

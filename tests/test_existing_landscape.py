@@ -9,6 +9,7 @@ import sys
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -235,6 +236,66 @@ def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path
     alone.release()
     other.close()
     alone.close()
+
+
+def test_a_test_that_took_the_landscape_alone_gives_it_up_when_it_ends(tmp_path: Path) -> None:
+    """The credential model takes the landscape alone inside its run; kept after it ended, its
+    worker's next scenario waited behind another worker that waited for it (both for ever)."""
+    from fixtures.plugin.landscapes import held
+
+    lock_file = tmp_path / "landscape.lock"
+    model = SimpleNamespace(lock=LandscapeLock(lock_file))
+    other = LandscapeLock(lock_file)
+    other_started = threading.Event()
+
+    def start_scenario(lock: LandscapeLock, started: threading.Event) -> None:
+        lock.shared()
+        started.set()
+
+    with held(model):
+        model.lock.exclusive()
+        thread = threading.Thread(target=start_scenario, args=(other, other_started))
+        thread.start()
+        assert not other_started.wait(0.5), "another scenario started while the model held it"
+    next_started = threading.Event()
+    follower = threading.Thread(target=start_scenario, args=(model.lock, next_started), daemon=True)
+    follower.start()
+    assert other_started.wait(10), "the other worker's scenario never started"
+    assert next_started.wait(10), "the model's worker could not start its next scenario"
+    thread.join()
+    follower.join()
+    model.lock.release()
+    other.release()
+    model.lock.close()
+    other.close()
+
+
+def test_a_test_that_needs_the_landscape_alone_has_it_from_its_first_step(
+    tmp_path: Path,
+) -> None:
+    """Two such tests on two workers: the second starts only when the first has ended, not when
+    the first reaches its global fault (which gave up its hold and let the other change the
+    landscape under its Targets)."""
+    from fixtures.plugin.landscapes import held
+
+    lock_file = tmp_path / "landscape.lock"
+    first, second = SimpleNamespace(lock=LandscapeLock(lock_file)), LandscapeLock(lock_file)
+    second_started = threading.Event()
+
+    def start_alone() -> None:
+        with held(SimpleNamespace(lock=second), alone=True):
+            second_started.set()
+
+    with held(first, alone=True):
+        thread = threading.Thread(target=start_alone)
+        thread.start()
+        assert not second_started.wait(0.5), "a second global fault began beside the first"
+        first.lock.exclusive()  # its global fault: it keeps the landscape
+        assert not second_started.wait(0.5), "the second began when the first took it alone"
+    assert second_started.wait(10), "the second never began after the first ended"
+    thread.join()
+    first.lock.close()
+    second.close()
 
 
 def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) -> None:
