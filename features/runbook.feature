@@ -10,8 +10,9 @@ Feature: Rotating and revoking a credential (the runbook)
   Rotate: a fresh token replaces the old one, on request (annotation
   solar.opendefense.cloud/rotate-credential with a new value) and before the
   token expires. The agent picks it up through Flux; the old token stops working.
-  Every new token comes with exactly one TokenRequest, and the Issued message
-  names the Secret that now holds it and its expiry.
+  Every new token comes with exactly one TokenRequest, lives for the profile's
+  token lifetime, and the Issued message names the Secret that now holds it and
+  its expiry.
 
   A token that cannot be replaced keeps working until it expires; then it stops
   working, the reports stop, and the condition says why.
@@ -70,6 +71,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And the agent of "cluster-1" holds its token
       When I request a new credential for "cluster-1"
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
+      And the new token lives for the profile's token lifetime
       And the old token of "cluster-1" is rejected within the authentication cache window
       And solar-controller-manager has minted exactly one new token for "cluster-1"
 
