@@ -5,7 +5,9 @@ Feature: Rotating and revoking a credential (the runbook)
 
   Revoke: annotate the Target with solar.opendefense.cloud/agent-credential:
   revoked. The token Secret is deleted, the condition becomes Revoked, and the
-  old token is rejected. Removing the annotation issues a new token.
+  old token is rejected. The agent release stays delivered: the agent keeps
+  running and says that it is rejected. Removing the annotation issues a new
+  token.
 
   Rotate: a fresh token replaces the old one, on request (annotation
   solar.opendefense.cloud/rotate-credential with a new value) and before the
@@ -43,6 +45,7 @@ Feature: Rotating and revoking a credential (the runbook)
       When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
       Then the old token of "cluster-1" is rejected within the authentication cache window
       And the agent's log says that the SolAr API server rejects its credential
+      And the bootstrap chart of "cluster-1" in the render registry still carries the agent release
 
     Scenario: Removing the annotation issues a new token and the agent reports again
       Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"

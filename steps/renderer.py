@@ -12,6 +12,7 @@ from core.redact import same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     agent_chart,
+    agent_release_name,
     bootstrap_chart,
     bound_releases,
     kubeconfig_in,
@@ -180,6 +181,28 @@ def bootstraps_carry_their_bindings(
         assert extra == [], (
             f"the bootstrap chart of {target} carries Releases not bound to it: {extra}"
         )
+
+
+@then(
+    parsers.parse(
+        'the bootstrap chart of "{target}" in the render registry still carries the agent release'
+    )
+)
+def bootstrap_keeps_agent(landscape: Landscape, you: You, target: str) -> None:
+    """What Flux on the target will pull at its next poll: the agent stays delivered."""
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    chart = bootstrap_chart(pusher(landscape), namespace, target)
+    carried = sorted(
+        str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+        for o in chart.manifests()
+        if o.get("kind") == "OCIRepository"
+    )
+    assert release in carried, (
+        f"the bootstrap chart {chart.name}:{chart.version} no longer carries the agent release "
+        f"{release}: {carried}"
+    )
 
 
 @then(

@@ -390,16 +390,29 @@ def _configmap(original: Any) -> Any:
     ("runbook", "on-its-own"),
     "a revoked credential takes the agent release out of the bootstrap chart, so Flux uninstalls "
     "the agent instead of leaving it to log that it is rejected",
-    f"{R}._render_release",
+    f"{R}.render_target",
 )
 def _drops_agent(original: Any) -> Any:
     from core.api import find_condition
 
-    def render_release(self: Any, client: Any, namespace: str, release: Any, target: Any) -> Any:
+    def render_target(self: Any, target: Any) -> None:
         condition = find_condition(target, self.contract.condition_type) or {}
-        notes = release["metadata"].get("annotations") or {}
-        if condition.get("reason") == "Revoked" and self.contract.agent_release_annotation in notes:
-            return None
-        return original(self, client, namespace, release, target)
+        registry = self._registry_of(target)
+        if condition.get("reason") != "Revoked" or registry is None:
+            original(self, target)
+            return
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        client = self._push_client(registry, namespace)
+        rendered = []
+        for binding in self._bindings_of(target):
+            release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            notes = release["metadata"].get("annotations") or {}
+            if self.contract.agent_release_annotation in notes:
+                continue
+            found = self._render_release(client, namespace, release, target)
+            if found is not None:
+                rendered.append(found)
+        rendered.sort(key=lambda r: r.release)
+        self._push(client, namespace, self._bootstrap_chart(name, namespace, registry, rendered))
 
-    return render_release
+    return render_target
