@@ -41,7 +41,7 @@ Feature: Check that it worked
       And that token expires at the time the condition message names
 
   @defined-here
-  Rule: Disabled: without controller.agent.apiserverURL no token is minted
+  Rule: Disabled: without controller.agent.apiserverURL no token is minted, and none is kept
 
     Scenario: Setting controller.agent.apiserverURL later issues the token
       Given the operator has not set controller.agent.apiserverURL
@@ -49,6 +49,15 @@ Feature: Check that it worked
       And AgentCredentialReady of "cluster-1" is "False" with reason "Disabled"
       When the operator sets controller.agent.apiserverURL
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+
+    @fault
+    Scenario: Unsetting controller.agent.apiserverURL withdraws the token
+      Given I have created the Target "cluster-1" in namespace "test"
+      And the agent of "cluster-1" holds its token
+      When the operator unsets controller.agent.apiserverURL
+      Then AgentCredentialReady of "cluster-1" is "False" with reason "Disabled"
+      And no token Secret of "cluster-1" exists
+      And the old token of "cluster-1" is rejected within the authentication cache window
 
   @spec @fault
   Rule: MintFailed: the token could not be created, the message has the error, the controller retries

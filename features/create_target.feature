@@ -129,6 +129,7 @@ Feature: What happens when you create a Target
       Then "cluster-1" is bound to the Release "podinfo"
       And "cluster-2" is bound to the agent Release
       And "cluster-2" is not bound to the Release "podinfo"
+      And the bootstrap charts of "cluster-1" and "cluster-2" carry exactly the Releases bound to each
 
     Scenario: The Profile's status counts the Targets of its own namespace
       Given namespace "other" holds no solar-agent setup

@@ -15,7 +15,9 @@ Feature: The credential's scope
   who may write before it looks at dry run, so nothing changes even where a
   SolAr lets too much through. Beyond the page's grant, the token may do only
   what Kubernetes lets every authenticated user do: ask who it is and what it
-  may do (the list is in docs/contracts.md).
+  may do (the list is in docs/contracts.md). The API server's own list of what
+  the token may do is asked for in every namespace it holds, not only in those
+  of the scenario.
 
   Background:
     Given a SolAr cluster, a render registry and a target cluster
@@ -47,6 +49,7 @@ Feature: The credential's scope
         | get, update | its own TargetReport | yes                                            |
         | patch       | its own TargetReport | either: the rule "update includes patch" decides |
       And in "other" the list is only what every authenticated user may do
+      And in every other namespace of the SolAr cluster the list is only what every authenticated user may do
 
   @spec
   Rule: Its own Target is the one in its own namespace, even where another namespace has a Target of the same name

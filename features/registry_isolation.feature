@@ -6,7 +6,9 @@ Feature: Registry isolation
 
   The render registry enforces one access policy, written in zot's
   accessControl format: SolAr's push user may write everywhere, and each
-  namespace's pull user may only read <namespace>/**.
+  namespace's pull user may only read <namespace>/**. "Refuses" means the pull
+  and each read of the repository on its own: its tag list, every manifest and
+  every blob.
 
   Background:
     Given a SolAr cluster, a render registry and a target cluster
@@ -78,9 +80,10 @@ Feature: Registry isolation
       Then the render registry refuses it
 
       Examples:
-        | who                                      |
-        | without credentials                      |
-        | with a wrong password for regcred's user |
+        | who                                                                               |
+        | without credentials                                                               |
+        | with a wrong password for regcred's user                                          |
+        | with regcred's user and the password of the pull user of namespace "other"        |
 
   @defined-here
   Rule: SolAr's push user may write everywhere

@@ -5,13 +5,16 @@ Feature: Rotating and revoking a credential (the runbook)
 
   Revoke: annotate the Target with solar.opendefense.cloud/agent-credential:
   revoked. The token Secret is deleted, the condition becomes Revoked, and the
-  old token is rejected. Removing the annotation issues a new token.
+  old token is rejected. The agent release stays delivered: the agent keeps
+  running and says that it is rejected. Removing the annotation issues a new
+  token.
 
   Rotate: a fresh token replaces the old one, on request (annotation
   solar.opendefense.cloud/rotate-credential with a new value) and before the
   token expires. The agent picks it up through Flux; the old token stops working.
-  Every new token comes with exactly one TokenRequest, and the Issued message
-  names the Secret that now holds it and its expiry.
+  Every new token comes with exactly one TokenRequest, lives for the profile's
+  token lifetime, and the Issued message names the Secret that now holds it and
+  its expiry.
 
   A token that cannot be replaced keeps working until it expires; then it stops
   working, the reports stop, and the condition says why.
@@ -42,6 +45,7 @@ Feature: Rotating and revoking a credential (the runbook)
       When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
       Then the old token of "cluster-1" is rejected within the authentication cache window
       And the agent's log says that the SolAr API server rejects its credential
+      And the bootstrap chart of "cluster-1" in the render registry still carries the agent release
 
     Scenario: Removing the annotation issues a new token and the agent reports again
       Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
@@ -70,6 +74,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And the agent of "cluster-1" holds its token
       When I request a new credential for "cluster-1"
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
+      And the new token lives for the profile's token lifetime
       And the old token of "cluster-1" is rejected within the authentication cache window
       And solar-controller-manager has minted exactly one new token for "cluster-1"
 

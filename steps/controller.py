@@ -15,12 +15,14 @@ from core.redact import same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     TokenFacts,
+    agent_accounts,
     agent_release_name,
     agent_service_account,
     bound_releases,
     credential_condition,
     credential_objects,
     credential_secrets,
+    secrets_with_tokens_of,
     token_in,
     token_requests,
     token_secret,
@@ -138,6 +140,8 @@ def message_names_secret_and_expiry(landscape: Landscape, you: You) -> None:
 
 @then(parsers.parse('no token is minted for "{target}"'))
 def no_token(landscape: Landscape, you: You, target: str) -> None:
+    """Neither a Secret of the credential holds a token, nor any Secret of the namespace, whatever
+    its name or labels, a token of the Target's ServiceAccount."""
     namespace = you.namespace_of(target)
     holding = [
         s["metadata"]["name"]
@@ -145,6 +149,12 @@ def no_token(landscape: Landscape, you: You, target: str) -> None:
         if token_in(landscape, s)
     ]
     assert holding == [], f"Secrets with a token for {target}: {holding}"
+    accounts = agent_accounts(landscape, namespace, target)
+    anywhere = secrets_with_tokens_of(landscape, namespace, accounts)
+    assert anywhere == [], (
+        f"Secrets of {namespace} hold a token of the agent of {target} "
+        f"({', '.join(sorted(accounts))}): {anywhere}"
+    )
 
 
 @then(parsers.parse('no token Secret of "{target}" exists'))
@@ -320,6 +330,21 @@ def expiry_matches(landscape: Landscape, you: You, waiter: Waiter) -> None:
             return agree and expires > landscape.clock.now(), seen
 
         waiter.until(f"the token of {target} to expire when its condition message says", probe)
+
+
+@then("the new token lives for the profile's token lifetime")
+def lives_for_the_lifetime(landscape: Landscape, you: You) -> None:
+    """`exp` - `iat` of the token itself: what the API server issued, not what SolAr asked."""
+    wanted = timedelta(seconds=landscape.contract.token_lifetime_seconds)
+    for target, namespace in you.namespaces.items():
+        secret = token_secret(landscape, namespace, target)
+        assert secret is not None, f"{target} has no token Secret"
+        facts = TokenFacts.read(token_in(landscape, secret) or "")
+        lifetime = facts.expires_at - facts.issued_at
+        assert abs(lifetime - wanted) <= EXPIRY_GRANULARITY, (
+            f"the token of {target} lives {lifetime.total_seconds():g}s, not the profile's "
+            f"token lifetime of {wanted.total_seconds():g}s"
+        )
 
 
 @then("the new token expires later than the old one")

@@ -82,6 +82,7 @@ def set_apiserver_url(landscape: Landscape) -> None:
 
 
 @given("the operator has not set controller.agent.apiserverURL")
+@when("the operator unsets controller.agent.apiserverURL")
 def unset_apiserver_url(landscape: Landscape, cleanup: ExitStack) -> None:
     requires(
         lambda: landscape.configure_apiserver_url(None), "unsetting controller.agent.apiserverURL"

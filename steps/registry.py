@@ -29,12 +29,16 @@ from fixtures.plugin.names import Names
 from steps.flux import ready
 from steps.renderer import pusher
 
+Read = tuple[str, RegistryError | None]  # one read request of a pull, and its refusal if any
+
 
 @dataclass(frozen=True)
 class Pull:
     what: str
     chart: Chart | None
     error: RegistryError | None
+    # Each read of the repository on its own: the tag list, every manifest, every blob.
+    reads: tuple[Read, ...] = ()
 
 
 def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClient:
@@ -47,11 +51,44 @@ def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClien
     return landscape.registry_as(*found)
 
 
-def _pull(what: str, fetch: Any) -> Pull:
+def _pull(what: str, fetch: Any, reads: tuple[Read, ...] = ()) -> Pull:
     try:
-        return Pull(what, fetch(), None)
+        return Pull(what, fetch(), None, reads)
     except RegistryError as error:
-        return Pull(what, None, error)
+        return Pull(what, None, error, reads)
+
+
+def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> tuple[Read, ...]:
+    """Every read of `repository` one by one, as a client that skips the tag list could send them:
+    the tag list, each tag's manifest and each blob those manifests name (what is there, as SolAr's
+    push user sees it)."""
+    owner = pusher(landscape)
+
+    def manifest_of(tag: str) -> Callable[[], object]:
+        return lambda: client.manifest(repository, tag)
+
+    def blob_of(digest: str) -> Callable[[], object]:
+        return lambda: client.blob(repository, digest)
+
+    attempts: list[tuple[str, Callable[[], object]]] = [
+        (f"{repository}: tag list", lambda: client.tags(repository))
+    ]
+    for tag in owner.tags(repository):
+        manifest, _ = owner.manifest(repository, tag)
+        attempts.append((f"{repository}: manifest {tag}", manifest_of(tag)))
+        for part in [manifest.get("config"), *manifest.get("layers", [])]:
+            if part and part.get("digest"):
+                digest = str(part["digest"])
+                attempts.append((f"{repository}: blob {digest[:19]}", blob_of(digest)))
+    found: list[Read] = []
+    for what, read in attempts:
+        try:
+            read()
+        except RegistryError as error:
+            found.append((what, error))
+            continue
+        found.append((what, None))
+    return tuple(found)
 
 
 @when(
@@ -61,7 +98,8 @@ def _pull(what: str, fetch: Any) -> Pull:
 def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
     namespace = you.namespace_of(target)
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+    reads = each_read(landscape, client, f"{namespace}/bootstrap-{target}")
+    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target), reads)
 
 
 @when(
@@ -77,7 +115,9 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     repository = f"{namespace}/{located.name}"
 
     return _pull(
-        f"{repository}:{located.version}", lambda: pull_chart(client, repository, located.version)
+        f"{repository}:{located.version}",
+        lambda: pull_chart(client, repository, located.version),
+        each_read(landscape, client, repository),
     )
 
 
@@ -98,7 +138,11 @@ def push_lookalike(landscape: Landscape, names: Names, namespace: str) -> str:
 @when(parsers.parse('I pull that chart with the regcred of "{reader}"'), target_fixture="pull")
 def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
-    return _pull(pushed_repository, lambda: pull_chart(client, pushed_repository))
+    return _pull(
+        pushed_repository,
+        lambda: pull_chart(client, pushed_repository),
+        each_read(landscape, client, pushed_repository),
+    )
 
 
 @when(
@@ -122,6 +166,32 @@ def pull_with_wrong_password(landscape: Landscape, you: You, target: str) -> Pul
     user, password = landscape.reader_credentials(namespace)
     client = landscape.registry_as(user, password + "-wrong")
     return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+
+
+@when(
+    parsers.parse(
+        'I pull the bootstrap chart of "{target}" with regcred\'s user and the password of the '
+        'pull user of namespace "{other}"'
+    ),
+    target_fixture="pull",
+)
+def pull_with_foreign_password(
+    landscape: Landscape, you: You, names: Names, target: str, other: str
+) -> Pull:
+    namespace = you.namespace_of(target)
+    user, password = landscape.reader_credentials(namespace)
+    foreign_user, foreign_password = landscape.reader_credentials(names.namespace(other))
+    assert (foreign_user, foreign_password) != (user, password) and foreign_password != password, (
+        f"the pull users of {namespace} and {names.namespace(other)} share a password, so this "
+        "check could not fail"
+    )
+    client = landscape.registry_as(user, foreign_password)
+    repository = f"{namespace}/bootstrap-{target}"
+    return _pull(
+        f"bootstrap-{target}",
+        lambda: bootstrap_chart(client, namespace, target),
+        each_read(landscape, client, repository),
+    )
 
 
 @dataclass(frozen=True)
@@ -285,8 +355,15 @@ def handed_out(pull: Pull) -> None:
 
 @then("the render registry refuses it")
 def refused(pull: Pull) -> None:
+    """The pull, and each read of the repository on its own (tag list, manifests, blobs)."""
     assert pull.error is not None, f"{pull.what} was allowed"
     assert pull.error.status in (401, 403), f"{pull.what}: expected 401/403, got {pull.error}"
+    let_through = [
+        f"{what}: {'allowed' if error is None else error}"
+        for what, error in pull.reads
+        if error is None or error.status not in (401, 403)
+    ]
+    assert let_through == [], f"reads of {pull.what} not refused (401/403): {let_through}"
 
 
 @then(parsers.parse('it holds the agent token of "{target}"'))

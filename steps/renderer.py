@@ -10,7 +10,15 @@ from core.landscape import Landscape
 from core.oci import RegistryClient
 from core.redact import same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import agent_chart, bootstrap_chart, kubeconfig_in, token_in, token_secret
+from fixtures.page.lookup import (
+    agent_chart,
+    agent_release_name,
+    bootstrap_chart,
+    bound_releases,
+    kubeconfig_in,
+    token_in,
+    token_secret,
+)
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from steps.common import quoted_names
@@ -145,6 +153,56 @@ def bootstrap_carries(
         return wanted in carried, {"chart": f"{chart.name}:{chart.version}", "releases": carried}
 
     waiter.until(f"the bootstrap chart of {target} carries the Release {wanted}", probe)
+
+
+@then(
+    parsers.re(r"the bootstrap charts of (?P<targets>.+) carry exactly the Releases bound to each")
+)
+def bootstraps_carry_their_bindings(
+    landscape: Landscape, you: You, waiter: Waiter, targets: str
+) -> None:
+    """Read from the render registry, as Flux on each target will: every Release bound to the
+    Target, and none bound only to another Target."""
+    for target in quoted_names(targets):
+        namespace = you.namespace_of(target)
+
+        def probe(namespace: str = namespace, target: str = target) -> tuple[bool, Any]:
+            chart = bootstrap_chart(pusher(landscape), namespace, target)
+            carried = sorted(
+                str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+                for o in chart.manifests()
+                if o.get("kind") == "OCIRepository"
+            )
+            bound = bound_releases(landscape, namespace, target)
+            return set(bound) <= set(carried), {"bound": bound, "carried": carried}
+
+        seen = waiter.until(f"the bootstrap chart of {target} carries its bound Releases", probe)
+        extra = sorted(set(seen["carried"]) - set(seen["bound"]))
+        assert extra == [], (
+            f"the bootstrap chart of {target} carries Releases not bound to it: {extra}"
+        )
+
+
+@then(
+    parsers.parse(
+        'the bootstrap chart of "{target}" in the render registry still carries the agent release'
+    )
+)
+def bootstrap_keeps_agent(landscape: Landscape, you: You, target: str) -> None:
+    """What Flux on the target will pull at its next poll: the agent stays delivered."""
+    namespace = you.namespace_of(target)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    chart = bootstrap_chart(pusher(landscape), namespace, target)
+    carried = sorted(
+        str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+        for o in chart.manifests()
+        if o.get("kind") == "OCIRepository"
+    )
+    assert release in carried, (
+        f"the bootstrap chart {chart.name}:{chart.version} no longer carries the agent release "
+        f"{release}: {carried}"
+    )
 
 
 @then(

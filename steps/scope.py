@@ -105,6 +105,19 @@ def _is(seen: Seen, permission: Permission) -> bool:
     return (request.verb, resource.group, rbac) == wanted
 
 
+@dataclass(frozen=True)
+class RulesReviews:
+    """What the token was told in the namespaces it asked about (by their names in the feature
+    file), and the token's client to ask about more."""
+
+    asked: dict[str, RulesReview]
+    api: ProbeAPI
+    home: str  # the namespace of the token's Target
+
+    def __getitem__(self, namespace: str) -> RulesReview:
+        return self.asked[namespace]
+
+
 @when(
     parsers.parse(
         'the agent of "{target}" asks the SolAr API server what it may do in namespaces '
@@ -114,9 +127,10 @@ def _is(seen: Seen, permission: Permission) -> bool:
 )
 def ask_rules(
     landscape: Landscape, you: You, names: Names, target: str, first: str, second: str
-) -> dict[str, RulesReview]:
+) -> RulesReviews:
     api = _token_client(landscape, you, target)
-    return {page: api.review_rules(names.namespace(page)) for page in (first, second)}
+    asked = {page: api.review_rules(names.namespace(page)) for page in (first, second)}
+    return RulesReviews(asked, api, you.namespace_of(target))
 
 
 @then(
@@ -126,7 +140,7 @@ def ask_rules(
 )
 def rules_are_the_grant(
     request: pytest.FixtureRequest,
-    rules_reviews: dict[str, RulesReview],
+    rules_reviews: RulesReviews,
     you: You,
     names: Names,
     namespace: str,
@@ -146,9 +160,30 @@ def rules_are_the_grant(
 
 
 @then(parsers.parse('in "{namespace}" the list is only what every authenticated user may do'))
-def rules_are_the_baseline(rules_reviews: dict[str, RulesReview], namespace: str) -> None:
+def rules_are_the_baseline(rules_reviews: RulesReviews, namespace: str) -> None:
     wrong = rules_differences(rules_reviews[namespace], "", [])
     _none_of(wrong, f"the rules in {namespace!r} are not just the baseline:")
+
+
+@then(
+    "in every other namespace of the SolAr cluster the list is only what every authenticated "
+    "user may do"
+)
+def rules_elsewhere_are_the_baseline(landscape: Landscape, rules_reviews: RulesReviews) -> None:
+    """Every namespace the SolAr API server holds, not only those of the scenario: a grant in a
+    namespace nobody looks at (a client's `default`, SolAr's own) is still a grant."""
+    namespaces = sorted(
+        n["metadata"]["name"]
+        for n in landscape.solar.list("Namespace")
+        if n["metadata"]["name"] != rules_reviews.home
+    )
+    assert namespaces, "the SolAr cluster holds no other namespace, so this check could not fail"
+    wrong = [
+        f"{namespace}: {line}"
+        for namespace in namespaces
+        for line in rules_differences(rules_reviews.api.review_rules(namespace), "", [])
+    ]
+    _none_of(wrong, f"beyond the baseline, in {len(namespaces)} other namespaces:")
 
 
 @when(

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GLOBAL_FAULT_SCENARIOS = {
     "test_agentcredentialready_is_status_with_reason_reason",  # its Disabled row
     "test_setting_controlleragentapiserverurl_later_issues_the_token",
+    "test_unsetting_controlleragentapiserverurl_withdraws_the_token",
     "test_while_lastreporttime_stays_empty_the_agent_pods_log_on_the_target_cluster_says_why",
     "test_a_wait_for_the_first_report_that_runs_out_says_to_check_the_agent_pod_logs_and_shows_them",
     "test_a_token_is_rotated_before_it_expires_once_even_by_a_controller_whose_clock_runs_ahead",

@@ -71,6 +71,9 @@ MEMORY_INTERNAL = {
     "registry-catalog-lists-everything",
     "rbac-ignores-serviceaccount-namespace",
     "controller-writes-report",
+    "controller-resets-report",
+    "registry-blobs-unchecked",
+    "registry-tags-unchecked",
 }
 
 
@@ -113,6 +116,8 @@ HANDFUL = {
     "policy-anonymous-read": ("features/registry_isolation.feature", "pull_who"),
     "agent-clock-an-hour-ahead": ("features/check_it_worked.feature", "advances_with_every"),
     "profile-binds-other-namespaces": ("features/create_target.feature", "only_matches"),
+    "controller-binds-in-default-namespace": ("features/credential_scope.feature", "own_list"),
+    "registry-blobs-unchecked": ("features/registry_isolation.feature", "nothing_in_another"),
 }
 
 

@@ -284,3 +284,126 @@ def _rewrites_target(original: Any) -> Any:
         return float(original(self, target))
 
     return reconcile
+
+
+# --- second look: an extra namespace, an extra path, an unowned Secret, a wiped report ----------
+@mutant(
+    "controller-binds-in-default-namespace",
+    ("scope", "separate-namespaces"),
+    "the controller also creates the agent's Role and RoleBinding in namespace default (a "
+    "client's default namespace), where the agent may then read Secrets",
+    f"{C}._ensure_access",
+)
+def _in_default(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
+        original(self, target, names, labels)
+        home, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        rules = [
+            *self.agent_rules(name),
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+        ]
+        role = new_object("Role", names.role, "default", rules=rules)
+        binding = new_object(
+            "RoleBinding",
+            names.role,
+            "default",
+            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
+            subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
+        )
+        # Every real cluster has the namespace default; the sim's SolAr cluster may not yet.
+        for obj in (new_object("Namespace", "default"), role, binding):
+            with contextlib.suppress(ApiError):
+                self.solar.create(obj)
+
+    return ensure_access
+
+
+@mutant(
+    "controller-grants-metrics",
+    "scope",
+    "the controller also binds the agent to a ClusterRole that may get the API server's /metrics",
+    f"{C}._ensure_access",
+)
+def _metrics(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
+        original(self, target, names, labels)
+        namespace = target["metadata"]["namespace"]
+        role = new_object(
+            "ClusterRole",
+            "solar-agent-metrics",
+            rules=[{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
+        )
+        binding = new_object(
+            "ClusterRoleBinding",
+            f"solar-agent-metrics-{namespace}-{names.service_account}",
+            roleRef={
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "solar-agent-metrics",
+            },
+            subjects=[
+                {"kind": "ServiceAccount", "name": names.service_account, "namespace": namespace}
+            ],
+        )
+        for obj in (role, binding):
+            with contextlib.suppress(ApiError):
+                self.solar.create(obj)
+
+    return ensure_access
+
+
+@mutant(
+    "controller-token-secret-unowned",
+    ("table-controller-owned", "runbook"),
+    "the token Secret carries no owner reference (the ServiceAccount, Role, RoleBinding and "
+    "TargetReport do), so deleting the Target leaves it behind",
+    f"{C}._mint",
+)
+def _secret_unowned(original: Any) -> Any:
+    from mutants.model import Wrapped
+
+    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
+        client = self.solar
+
+        def create(obj: dict[str, Any]) -> Any:
+            if obj.get("kind") == "Secret":
+                obj["metadata"].pop("ownerReferences", None)
+            return client.create(obj)
+
+        self.solar = Wrapped(client, create=create)
+        try:
+            return float(original(self, target, names, labels, current, held))
+        finally:
+            self.solar = client
+
+    return mint
+
+
+@mutant(
+    "controller-resets-report",
+    ("report-advances", "table-agent"),
+    "the controller keeps the TargetReport's spec as it created it: it empties every report",
+    f"{C}._ensure_report",
+    also=(Patch("fixtures.sim.solar_loops:SolarWorkQueues.route", _owns_reports),),
+    internal=True,
+)
+def _resets_report(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_report(self: Any, target: Any, labels: Any) -> None:
+        name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
+        report = new_object(
+            "TargetReport",
+            name,
+            namespace,
+            labels=labels,
+            owner=target,
+            spec={"targetRef": {"name": name}},
+        )
+        self._ensure(report, compare=("spec",))
+
+    return ensure_report

@@ -163,3 +163,73 @@ def _caches(original: Any) -> Any:
             self.read_kubeconfig = read
 
     return tick
+
+
+# --- second look: reports that do not advance -------------------------------------------------
+@mutant(
+    "agent-report-time-to-the-minute",
+    "report-advances",
+    "the agent writes lastReportTime to the minute: reports within a minute do not advance it",
+    f"{A}.report",
+)
+def _to_the_minute(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        clock = self.clock
+
+        class Minutes:
+            def now(self) -> Any:
+                return clock.now().replace(second=0, microsecond=0)
+
+        self.clock = Minutes()
+        try:
+            original(self, solar)
+        finally:
+            self.clock = clock
+
+    return report
+
+
+@mutant(
+    "agent-reports-only-on-change",
+    "report-advances",
+    "the agent reports only when its Target's generation changed since its last report",
+    f"{A}.report",
+)
+def _on_change(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        generation = solar.get("Target", self.target, self.namespace)["metadata"].get("generation")
+        if self.__dict__.get("mutant_reported_generation") == generation:
+            return
+        original(self, solar)
+        self.__dict__["mutant_reported_generation"] = generation
+
+    return report
+
+
+@mutant(
+    "agent-gives-up-after-rejection",
+    ("report-advances", "runbook"),
+    "once the SolAr API server rejects its token, the agent stops trying until it is restarted",
+    f"{A}.tick",
+)
+def _gives_up(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        if self.__dict__.get("mutant_rejected"):
+            return float(self.interval_seconds)
+        lines: list[str] = []
+        log = self.log
+
+        def remember(line: str) -> None:
+            lines.append(line)
+            log(line)
+
+        self.log = remember
+        try:
+            delay = float(original(self))
+        finally:
+            self.log = log
+        if any("401" in line or "Unauthorized" in line for line in lines):
+            self.__dict__["mutant_rejected"] = True
+        return delay
+
+    return tick

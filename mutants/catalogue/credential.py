@@ -369,3 +369,170 @@ def _frozen(original: Any) -> Any:
         return bool(original(obj, condition_type, status, reason, message, now))
 
     return set_condition
+
+
+# --- second look: a new token, its lifetime, Disabled, a rotation that cannot mint -------------
+@mutant(
+    "controller-rotates-in-place",
+    "runbook",
+    "a new token is written into the Secret of the old one, to which the old token stays bound, "
+    "so the old token keeps working until it expires",
+    f"{C}._mint",
+)
+def _in_place(original: Any) -> Any:
+    from simulators.reference.controller import _Backoff
+
+    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
+        if current is None:
+            return float(original(self, target, names, labels, current, held))
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        meta = current["metadata"]
+        backoff = self._backoff.setdefault((namespace, name), _Backoff())
+        try:
+            issued = self.solar.create_token(
+                namespace,
+                names.service_account,
+                expiration_seconds=self.contract.token_lifetime_seconds,
+                bound_secret=(meta["name"], meta["uid"]),
+            )
+        except ApiError as error:
+            return float(self._failed(target, current, backoff, error.message))
+        self.mint_attempts.append((self.clock.now(), name, True))
+        self._backoff.pop((namespace, name), None)
+        secret = self.solar.get("Secret", meta["name"], namespace)
+        notes = secret["metadata"].setdefault("annotations", {})
+        notes[self.contract.expiry_annotation] = utc(issued.expires_at)
+        notes[self.contract.issued_annotation] = utc(self.clock.now())
+        requested = annotations_of(target).get(self.contract.rotation_annotation)
+        if requested is not None:
+            notes[self.contract.rotation_handled_annotation] = requested
+        secret["stringData"] = {self.contract.token_key: issued.token}
+        secret.pop("data", None)
+        secret = self.solar.update(secret)
+        self._report_issued(target, secret)
+        return float(self._next_check(secret, self.config.resync_seconds))
+
+    return mint
+
+
+@mutant(
+    "controller-token-lifetime-a-day",
+    "runbook",
+    "every token is requested with a lifetime of a day, not the profile's token lifetime",
+    f"{C}._mint",
+)
+def _a_day(original: Any) -> Any:
+    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
+        client = self.solar
+
+        def create_token(namespace: str, account: str, **options: Any) -> Any:
+            options["expiration_seconds"] = 24 * 3600
+            return client.create_token(namespace, account, **options)
+
+        self.solar = Wrapped(client, create_token=create_token)
+        try:
+            return float(original(self, target, names, labels, current, held))
+        finally:
+            self.solar = client
+
+    return mint
+
+
+@mutant(
+    "controller-disabled-mints-unlabelled",
+    ("condition-disabled", "table-controller"),
+    "without controller.agent.apiserverURL the condition says Disabled, but a token is minted "
+    "anyway into a Secret without the credential's labels",
+    f"{C}.reconcile",
+)
+def _disabled_but_minted(original: Any) -> Any:
+    from core.api import new_object
+    from simulators.reference.controller import CredentialNames
+
+    def reconcile(self: Any, target: Any) -> float:
+        delay = float(original(self, target))
+        if self.config.apiserver_url or _revoked(self, target):
+            return delay
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        names = CredentialNames.for_target(name)
+        secret_name = f"{names.secret_prefix}pending"
+        with contextlib.suppress(ApiError):
+            self.solar.get("Secret", secret_name, namespace)
+            return delay
+        with contextlib.suppress(ApiError):
+            secret = self.solar.create(
+                new_object("Secret", secret_name, namespace, owner=target, type="Opaque")
+            )
+            issued = self.solar.create_token(
+                namespace,
+                names.service_account,
+                expiration_seconds=self.contract.token_lifetime_seconds,
+                bound_secret=(secret_name, secret["metadata"]["uid"]),
+            )
+            secret["stringData"] = {self.contract.token_key: issued.token}
+            self.solar.update(secret)
+        return delay
+
+    return reconcile
+
+
+@mutant(
+    "controller-disabled-keeps-token",
+    ("condition-disabled", "setup-page"),
+    "unsetting controller.agent.apiserverURL sets Disabled but keeps the token Secret, so the "
+    "token keeps working",
+    f"{C}.reconcile",
+)
+def _disabled_keeps(original: Any) -> Any:
+    def reconcile(self: Any, target: Any) -> float:
+        if self.config.apiserver_url or _revoked(self, target):
+            return float(original(self, target))
+        self._delete_secrets = lambda secrets: None
+        try:
+            return float(original(self, target))
+        finally:
+            del self._delete_secrets
+
+    return reconcile
+
+
+@mutant(
+    "controller-status-lowercase",
+    ("condition-issued", "condition-disabled", "condition-revoked", "condition-mintfailed"),
+    "the condition's status is written as true/false, not True/False",
+    f"{C}._set",
+)
+def _lowercase(original: Any) -> Any:
+    def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
+        original(self, target, status.lower(), reason, message)
+
+    return set_
+
+
+@mutant(
+    "controller-mintfailed-hides-valid-token",
+    ("runbook", "condition-issued"),
+    "while a rotation cannot mint, the condition says MintFailed although the old token is valid",
+    f"{C}._report_waiting",
+)
+def _lies_mintfailed(original: Any) -> Any:
+    def report_waiting(self: Any, target: Any, current: Any, backoff: Any) -> None:
+        original(self, target, None, backoff)
+
+    return report_waiting
+
+
+@mutant(
+    "controller-failed-rotation-drops-token",
+    "runbook",
+    "a rotation that cannot mint deletes the old token's Secret at once: the agent loses a valid "
+    "token",
+    f"{C}._failed",
+)
+def _drops_token(original: Any) -> Any:
+    def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
+        if current is not None:
+            self._delete_secrets([current])
+        return float(original(self, target, None, backoff, message))
+
+    return failed

@@ -22,6 +22,7 @@ OWNED = (
 OUTLINE = "AgentCredentialReady is <Status> with reason <Reason>"
 EXPIRY = "The Secret named in the message holds a token that expires when the message says"
 LATER_URL = "Setting controller.agent.apiserverURL later issues the token"
+UNSET_URL = "Unsetting controller.agent.apiserverURL withdraws the token"
 RETRIES = "The controller retries a failed mint and issues the token once the cause is gone"
 BACKOFF = "The waits between attempts grow up to the cap and the retries go on at the cap"
 OTHER_NAMESPACE_MINT = (
@@ -177,4 +178,25 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "flux-picks-lowest-version": (BOUND_LATER,),
     "flux-polls-rarely": (BOUND_LATER,),
     "clock-skew-ignored": (BEFORE_EXPIRY,),
+    # a second look at the page (docs/mutants.md)
+    "controller-rotates-in-place": (ROTATE, EVERY_ROTATION),
+    "controller-token-lifetime-a-day": (EVERY_ROTATION,),
+    "controller-disabled-mints-unlabelled": (OUTLINE,),
+    "controller-disabled-keeps-token": (UNSET_URL,),
+    "controller-status-lowercase": (OUTLINE,),
+    "controller-mintfailed-hides-valid-token": (EXPIRES,),
+    "controller-failed-rotation-drops-token": (EXPIRES,),
+    "controller-binds-in-default-namespace": (RULES,),
+    "controller-grants-metrics": (RULES,),
+    "controller-token-secret-unowned": (OWNED,),
+    "controller-resets-report": (AGENT, ADVANCES),
+    "renderer-renders-namespace-bindings": (SELECTOR,),
+    "renderer-kubeconfig-in-configmap": (RENDERER,),
+    "agent-report-time-to-the-minute": (ADVANCES,),
+    "agent-reports-only-on-change": (ADVANCES,),
+    "registry-any-known-password": (PULL_REFUSED,),
+    "registry-blobs-unchecked": (OTHER_CHARTS,),
+    "registry-tags-unchecked": (OTHER_CHARTS,),
+    "renderer-drops-agent-on-revoke": (REVOKED_REJECTED,),
+    "agent-gives-up-after-rejection": (EXPIRES,),
 }

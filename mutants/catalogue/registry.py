@@ -153,6 +153,52 @@ def _full_catalog(original: Any) -> Any:
     return catalog
 
 
+@mutant(
+    "registry-any-known-password",
+    "security-notes",
+    "the registry accepts a user with the password of any of its users",
+    f"{REGISTRY}.authenticate",
+)
+def _any_known_password(original: Any) -> Any:
+    def authenticate(self: Any, username: str | None, password: str | None) -> None:
+        if username in self.users and password in self.users.values():
+            return
+        original(self, username, password)
+
+    return authenticate
+
+
+@mutant(
+    "registry-blobs-unchecked",
+    ("regcred-namespace", "separate-namespaces"),
+    "the registry hands out a blob of any repository to any user it authenticates (only tag "
+    "lists and manifests are checked against the policy)",
+    "simulators.memory.registry:InMemoryRegistryClient.blob",
+    internal=True,
+)
+def _blobs_unchecked(original: Any) -> Any:
+    def blob(self: Any, repository: str, digest: str) -> bytes:
+        self._registry.authenticate(self._username, self._password)
+        return bytes(self._repository(repository).blobs[digest])
+
+    return blob
+
+
+@mutant(
+    "registry-tags-unchecked",
+    "regcred-namespace",
+    "the registry lists the tags of any repository to any user it authenticates",
+    "simulators.memory.registry:InMemoryRegistryClient.tags",
+    internal=True,
+)
+def _tags_unchecked(original: Any) -> Any:
+    def tags(self: Any, repository: str) -> list[str]:
+        self._registry.authenticate(self._username, self._password)
+        return sorted(self._repository(repository).tags)
+
+    return tags
+
+
 # --- Flux ----------------------------------------------------------------------------------------
 @mutant(
     "flux-ignores-pull-secret",

@@ -335,3 +335,83 @@ def _remember_target(original: Any) -> Any:
         return float(original(self))
 
     return reconcile_all
+
+
+# --- second look: what a Target's bootstrap chart carries, where the token goes -----------------
+@mutant(
+    "renderer-renders-namespace-bindings",
+    ("table-flux", "setup-page"),
+    "each Target's bootstrap chart carries every Release bound to any Target of its namespace",
+    f"{R}._bindings_of",
+)
+def _namespace_bindings(original: Any) -> Any:
+    def bindings_of(self: Any, target: Any) -> list[Any]:
+        namespace = target["metadata"]["namespace"]
+        every = [b for bs in self._bindings_by_target(namespace).values() for b in bs]
+        seen: dict[str, Any] = {}
+        for binding in sorted(every, key=lambda b: b["metadata"]["name"]):
+            seen.setdefault(binding["spec"]["releaseRef"]["name"], binding)
+        return list(seen.values())
+
+    return bindings_of
+
+
+@mutant(
+    "renderer-kubeconfig-in-configmap",
+    "table-renderer",
+    "the agent release carries the kubeconfig with the token in a ConfigMap, not a Secret",
+    f"{R}._agent_templates",
+)
+def _configmap(original: Any) -> Any:
+    from core import yamlio
+
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        templates = dict(original(self, release, target, kubeconfig))
+        secret = yamlio.load(templates["secret.yaml"])
+        config_map = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": secret["metadata"],
+            "data": secret["stringData"],
+        }
+        templates["secret.yaml"] = yamlio.dump(config_map)
+        deployment = yamlio.load(templates["deployment.yaml"])
+        for volume in deployment["spec"]["template"]["spec"]["volumes"]:
+            volume["configMap"] = {"name": volume.pop("secret")["secretName"]}
+        templates["deployment.yaml"] = yamlio.dump(deployment)
+        return templates
+
+    return agent_templates
+
+
+@mutant(
+    "renderer-drops-agent-on-revoke",
+    ("runbook", "on-its-own"),
+    "a revoked credential takes the agent release out of the bootstrap chart, so Flux uninstalls "
+    "the agent instead of leaving it to log that it is rejected",
+    f"{R}.render_target",
+)
+def _drops_agent(original: Any) -> Any:
+    from core.api import find_condition
+
+    def render_target(self: Any, target: Any) -> None:
+        condition = find_condition(target, self.contract.condition_type) or {}
+        registry = self._registry_of(target)
+        if condition.get("reason") != "Revoked" or registry is None:
+            original(self, target)
+            return
+        namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+        client = self._push_client(registry, namespace)
+        rendered = []
+        for binding in self._bindings_of(target):
+            release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            notes = release["metadata"].get("annotations") or {}
+            if self.contract.agent_release_annotation in notes:
+                continue
+            found = self._render_release(client, namespace, release, target)
+            if found is not None:
+                rendered.append(found)
+        rendered.sort(key=lambda r: r.release)
+        self._push(client, namespace, self._bootstrap_chart(name, namespace, registry, rendered))
+
+    return render_target
