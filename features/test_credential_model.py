@@ -9,6 +9,7 @@ import pytest
 from core.contract import Contract
 from core.landscape import Landscape
 from fixtures.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
+from fixtures.plugin.landscapes import holding
 from fixtures.plugin.options import TIMEOUT_KINDS
 
 # The table is the page's; un-revoking and rotation on request are the runbook's (defined here).
@@ -35,6 +36,7 @@ def test_the_credential_lifecycle_keeps_the_pages_promises_in_any_order(
     if shared_landscape is None:
         run(sim_starter(contract, timeouts, figures), SIM_BUDGET, figures)
     else:
-        run(shared_starter(shared_landscape, timeouts, figures), REAL_BUDGET, figures)
+        with holding(shared_landscape):  # it unsets controller.agent.apiserverURL: alone then
+            run(shared_starter(shared_landscape, timeouts, figures), REAL_BUDGET, figures)
     with capsys.disabled():
         print(f"\n{figures.line(backend)}")

@@ -9,16 +9,18 @@ import sys
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
 from core.audit import AuditEvent
-from core.landscape import MissingCapability
+from core.landscape import Landscape, MissingCapability
 from core.redact import REDACT
 from fixtures.existing.control import ControlClient, ControlError, ControlServer
 from fixtures.existing.exclusive import LandscapeLock, lock_path_for, remove_lock_files
 from fixtures.existing.landscape_file import BadLandscapeFile, dump, load
+from fixtures.plugin.landscapes import holding
 
 ROOT = Path(__file__).resolve().parents[1]
 USAGE_ERROR = 4
@@ -235,6 +237,32 @@ def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path
     alone.release()
     other.close()
     alone.close()
+
+
+def test_a_test_that_took_the_landscape_alone_gives_it_back_when_it_ends(tmp_path: Path) -> None:
+    """The credential model asks for the landscape alone in the middle of its run; held through
+    `holding`, it gives the lock back. Before, it kept it: the next test of its worker then waited
+    for the turnstile that another worker held while waiting for this lock (a deadlock)."""
+    lock_file = tmp_path / "landscape.lock"
+    model, other = LandscapeLock(lock_file), LandscapeLock(lock_file)
+    model_landscape = SimpleNamespace(lock=model)
+    with holding(cast(Landscape, model_landscape)):
+        model.exclusive()  # as configure_apiserver_url(None) does
+    taken = threading.Event()
+
+    def start_another_test() -> None:
+        other.shared()
+        taken.set()
+
+    thread = threading.Thread(target=start_another_test, daemon=True)
+    thread.start()
+    assert taken.wait(10), "another worker's test could not start after the model ended"
+    thread.join()
+    with holding(cast(Landscape, model_landscape)):  # the model's worker goes on as well
+        pass
+    other.release()
+    model.close()
+    other.close()
 
 
 def test_the_versions_a_landscape_names_reach_the_file_and_back(tmp_path: Path) -> None:
