@@ -14,10 +14,8 @@ import pytest
 import yaml
 
 from fixtures.kind import audit
-from fixtures.kind import cluster as cluster_module
-from fixtures.kind.cluster import KindCluster, KindClusterError
+from fixtures.kind.cluster import KindCluster
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
-from fixtures.provision import engine
 from fixtures.provision.engine import WRAPPER
 from fixtures.provision.images.node import ETCD_IMAGE_TAG
 from fixtures.provision.toolchain.toolchain import Toolchain
@@ -120,38 +118,3 @@ def test_both_node_images_keep_an_audit_log_on_this_machine(upstream_node: bool)
     assert flags["audit-log-path"] == f"{audit.NODE_DIR}/{audit.LOG}"
     volume = patch["apiServer"]["extraVolumes"][0]
     assert volume["hostPath"] == volume["mountPath"] == audit.NODE_DIR
-
-
-class _FakeEngine:
-    def close(self) -> None:
-        pass
-
-
-def _preloading_cluster(monkeypatch: pytest.MonkeyPatch, node_answers: bool) -> KindCluster:
-    monkeypatch.setattr(cluster_module._Preload, "_answers", lambda self: node_answers)
-    monkeypatch.setattr(engine, "client", _FakeEngine)
-    toolchain = cast(Toolchain, _ToolchainWithKind())
-    return KindCluster("c", "node:image", toolchain, preload=("flux:1", "agent:1"))
-
-
-def test_images_go_into_the_node_once_its_containerd_answers_and_only_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    loaded: list[str] = []
-    monkeypatch.setattr(cluster_module, "load_image", lambda _c, _n, image: loaded.append(image))
-    cluster = _preloading_cluster(monkeypatch, node_answers=True)
-    preloaded = cluster_module._Preload(cluster).finish()
-    assert preloaded == ["flux:1", "agent:1"]
-    cluster._loaded.update(preloaded)  # as _create does
-    cluster.load_image("flux:1")  # preloaded: not imported again
-    cluster.load_image("other:1")
-    assert loaded == ["flux:1", "agent:1", "other:1"]
-
-
-def test_preloading_gives_up_when_kind_create_ended_before_the_node_answered(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    cluster = _preloading_cluster(monkeypatch, node_answers=False)
-    preload = cluster_module._Preload(cluster)
-    with pytest.raises(KindClusterError, match="ended before the node's containerd"):
-        preload.finish()
