@@ -412,6 +412,7 @@ def _drops_agent(original: Any) -> Any:
             if found is not None:
                 rendered.append(found)
         rendered.sort(key=lambda r: r.release)
-        self._push(client, namespace, self._bootstrap_chart(name, namespace, registry, rendered))
+        chart = self._bootstrap_chart(name, namespace, registry, rendered)
+        self._push_bootstrap(client, registry["spec"]["hostname"], target, chart)
 
     return render_target
