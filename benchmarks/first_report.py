@@ -41,8 +41,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.attach import attach
 from core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
-from core.contract import Contract
 from core.landscape import Landscape
 from fixtures.page.lookup import agent_release_name, last_report_time
 from fixtures.page.objects import FirstContact
@@ -317,13 +317,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("landscape", type=Path, help="a landscape file (docs/landscape-file.md)")
     parser.add_argument("--targets", type=int, default=20)
     args = parser.parse_args(argv)
-    from fixtures.existing.landscape import ExistingLandscape
-    from fixtures.existing.landscape_file import BadLandscapeFile, load
-
-    try:
-        landscape = ExistingLandscape(load(args.landscape), Contract.load(None))
-    except BadLandscapeFile as problem:
-        print(problem, file=sys.stderr)
+    landscape = attach(args.landscape)
+    if landscape is None:
         return 4
     try:
         print("\n".join(table(run(landscape, args.targets))))

@@ -26,11 +26,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.attach import attach
 from core.api import ApiError, find_condition, new_object
-from core.contract import Contract
 from core.landscape import Landscape
 from fixtures.page.objects import FirstContact
-from fixtures.page.setup import PULL_SECRET, PUSH_SECRET, REGISTRY, ensure_namespace
+from fixtures.page.setup import REGISTRY, set_up_registry
 
 DEADLINE_SECONDS = 600.0
 POLL_SECONDS = 0.5
@@ -92,30 +92,7 @@ def holder_pid(landscape_file: Path) -> int | None:
 def set_up(landscape: Landscape, namespace: str, targets: list[str]) -> None:
     """The push credentials and the Registry of the namespace; a Release and Profile per Target."""
     solar = landscape.solar
-    ensure_namespace(landscape, namespace)
-    user, password = landscape.push_credentials()
-    solar.create(
-        new_object(
-            "Secret",
-            PUSH_SECRET,
-            namespace,
-            type="Opaque",
-            stringData={"username": user, "password": password},
-        )
-    )
-    solar.create(
-        new_object(
-            "Registry",
-            REGISTRY,
-            namespace,
-            spec={
-                "hostname": landscape.registry.host,
-                "plainHTTP": landscape.registry.plain_http,
-                "solarSecretRef": {"name": PUSH_SECRET},
-                "targetPullSecretName": PULL_SECRET,
-            },
-        )
-    )
+    set_up_registry(landscape, solar, namespace)
     for target in targets:
         release = f"agent-{target}"
         solar.create(
@@ -212,13 +189,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("landscape", type=Path, help="a landscape file (docs/landscape-file.md)")
     parser.add_argument("sizes", type=int, nargs="+")
     args = parser.parse_args(argv)
-    from fixtures.existing.landscape import ExistingLandscape
-    from fixtures.existing.landscape_file import BadLandscapeFile, load
-
-    try:
-        landscape = ExistingLandscape(load(args.landscape), Contract.load(None))
-    except BadLandscapeFile as problem:
-        print(problem, file=sys.stderr)
+    landscape = attach(args.landscape)
+    if landscape is None:
         return 4
     pid = holder_pid(args.landscape)
     run_id = secrets.token_hex(3)
