@@ -5,6 +5,7 @@ the condition, rotation and expiry; and broken conditions
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -297,20 +298,7 @@ def _never_expired(original: Any) -> Any:
     f"{C}._mint",
 )
 def _unbound(original: Any) -> Any:
-    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
-        client = self.solar
-
-        def create_token(namespace: str, account: str, **options: Any) -> Any:
-            options.pop("bound_secret", None)
-            return client.create_token(namespace, account, **options)
-
-        self.solar = Wrapped(client, create_token=create_token)
-        try:
-            return float(original(self, target, names, labels, current, held))
-        finally:
-            self.solar = client
-
-    return mint
+    return _minting_with(original, lambda options: options.pop("bound_secret", None))
 
 
 @mutant(
@@ -422,20 +410,7 @@ def _in_place(original: Any) -> Any:
     f"{C}._mint",
 )
 def _a_day(original: Any) -> Any:
-    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
-        client = self.solar
-
-        def create_token(namespace: str, account: str, **options: Any) -> Any:
-            options["expiration_seconds"] = 24 * 3600
-            return client.create_token(namespace, account, **options)
-
-        self.solar = Wrapped(client, create_token=create_token)
-        try:
-            return float(original(self, target, names, labels, current, held))
-        finally:
-            self.solar = client
-
-    return mint
+    return _minting_with(original, lambda options: options.update(expiration_seconds=24 * 3600))
 
 
 @mutant(
@@ -536,3 +511,22 @@ def _drops_token(original: Any) -> Any:
         return float(original(self, target, None, backoff, message))
 
     return failed
+
+
+def _minting_with(original: Any, change: Callable[[dict[str, Any]], object]) -> Any:
+    """`_mint` with every TokenRequest's options changed by `change` before it is sent."""
+
+    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
+        client = self.solar
+
+        def create_token(namespace: str, account: str, **options: Any) -> Any:
+            change(options)
+            return client.create_token(namespace, account, **options)
+
+        self.solar = Wrapped(client, create_token=create_token)
+        try:
+            return float(original(self, target, names, labels, current, held))
+        finally:
+            self.solar = client
+
+    return mint
