@@ -44,16 +44,7 @@ def _revoked(self: Any, target: Any) -> bool:
     f"{C}.reconcile",
 )
 def _keeps_secrets(original: Any) -> Any:
-    def reconcile(self: Any, target: Any) -> float:
-        if not _revoked(self, target):
-            return float(original(self, target))
-        self._delete_secrets = lambda secrets: None
-        try:
-            return float(original(self, target))
-        finally:
-            del self._delete_secrets
-
-    return reconcile
+    return _keeping_secrets_when(original, _revoked)
 
 
 @mutant(
@@ -459,16 +450,9 @@ def _disabled_but_minted(original: Any) -> Any:
     f"{C}.reconcile",
 )
 def _disabled_keeps(original: Any) -> Any:
-    def reconcile(self: Any, target: Any) -> float:
-        if self.config.apiserver_url or _revoked(self, target):
-            return float(original(self, target))
-        self._delete_secrets = lambda secrets: None
-        try:
-            return float(original(self, target))
-        finally:
-            del self._delete_secrets
-
-    return reconcile
+    return _keeping_secrets_when(
+        original, lambda self, target: not (self.config.apiserver_url or _revoked(self, target))
+    )
 
 
 @mutant(
@@ -530,3 +514,18 @@ def _minting_with(original: Any, change: Callable[[dict[str, Any]], object]) -> 
             self.solar = client
 
     return mint
+
+
+def _keeping_secrets_when(original: Any, keep: Callable[[Any, Any], bool]) -> Any:
+    """`reconcile` that deletes no Secret in the passes where `keep(controller, target)`."""
+
+    def reconcile(self: Any, target: Any) -> float:
+        if not keep(self, target):
+            return float(original(self, target))
+        self._delete_secrets = lambda secrets: None
+        try:
+            return float(original(self, target))
+        finally:
+            del self._delete_secrets
+
+    return reconcile
