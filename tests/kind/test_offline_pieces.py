@@ -19,6 +19,7 @@ from fixtures.kind.flux import CONTROLLERS, flux_manifests
 from fixtures.provision.engine import WRAPPER
 from fixtures.provision.images.node import ETCD_IMAGE_TAG
 from fixtures.provision.toolchain.toolchain import Toolchain
+from fixtures.real.flux_flags import helm_controller_flags, source_controller_flags
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 
@@ -78,6 +79,23 @@ def test_flux_runs_the_given_images_and_serves_artifacts_in_cluster() -> None:
     assert advertised == ["--storage-adv-addr=source-controller.flux-system.svc.cluster.local."]
     services = [d for d in documents if d["kind"] == "Service"]
     assert services[0]["spec"]["ports"][0]["targetPort"] == 9090
+
+
+def test_flux_on_kind_gets_the_retry_and_concurrency_flags_local_flux_gets() -> None:
+    documents = flux_manifests({name: f"example/{name}:v1" for name in CONTROLLERS})
+    args = {
+        d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]["args"]
+        for d in documents
+        if d["kind"] == "Deployment"
+    }
+    expected = {
+        "source-controller": source_controller_flags(),
+        "helm-controller": helm_controller_flags(),
+    }
+    for name, flags in expected.items():
+        assert set(flags) <= set(args[name]), f"{name} runs with {args[name]}"
+    assert "--concurrent=10" in args["helm-controller"]
+    assert "--min-retry-delay=100ms" in args["source-controller"]
 
 
 class _ToolchainWithKind:
