@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from fixtures.kind import audit
+from fixtures.kind import cluster as cluster_module
 from fixtures.kind.cluster import KindCluster
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
 from fixtures.provision.engine import WRAPPER
@@ -136,3 +137,40 @@ def test_both_node_images_keep_an_audit_log_on_this_machine(upstream_node: bool)
     assert flags["audit-log-path"] == f"{audit.NODE_DIR}/{audit.LOG}"
     volume = patch["apiServer"]["extraVolumes"][0]
     assert volume["hostPath"] == volume["mountPath"] == audit.NODE_DIR
+
+
+class _Node:
+    def __init__(self, image: str) -> None:
+        self.id = "0123abcd"
+        self.attrs = {
+            "Config": {"Image": image},
+            "NetworkSettings": {"Networks": {"kind": {"IPAddress": "172.18.0.2"}}},
+        }
+
+
+@pytest.mark.parametrize(
+    ("node_runs", "imported"), [("node:loaded", ["agent:1"]), ("node:other", ["flux:1", "agent:1"])]
+)
+def test_images_the_node_image_carries_are_not_imported_again(
+    monkeypatch: pytest.MonkeyPatch, node_runs: str, imported: list[str]
+) -> None:
+    toolchain = cast(Toolchain, _ToolchainWithKind())
+    cluster = KindCluster("c", "node:loaded", toolchain, preloaded=("flux:1",))
+    loaded: list[str] = []
+    monkeypatch.setattr(cluster_module, "load_image", lambda _c, _n, image: loaded.append(image))
+    monkeypatch.setattr(cluster, "_client", lambda: _Engine(_Node(node_runs)))
+    monkeypatch.setattr(cluster, "_kubeconfig_entry", lambda *_: {"certificate-authority-data": ""})
+    monkeypatch.setattr(cluster, "_check_certificate_covers_node_ip", lambda: None)
+    cluster._describe_node()
+    cluster.load_image("flux:1")
+    cluster.load_image("agent:1")
+    assert loaded == imported
+
+
+class _Engine:
+    def __init__(self, node: _Node) -> None:
+        self.containers = self
+        self._node = node
+
+    def get(self, _name: str) -> _Node:
+        return self._node
