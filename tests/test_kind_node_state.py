@@ -20,7 +20,7 @@ from kubernetes.client import (
     V1PodStatus,
 )
 
-from fixtures.kind.node_state import host_limit_hint, readiness
+from fixtures.kind.node_state import coredns_patch, host_limit_hint, readiness
 
 KUBELET_OUT_OF_INOTIFY = (
     'kubelet: E1203 17:13:24 manager.go:294] "Registration of the raw container factory '
@@ -76,3 +76,28 @@ def test_a_coredns_pod_scaled_away_is_not_waited_for() -> None:
     assert readiness(cast(CoreV1Api, _Core([_pod("going", True, going=True)]))) == (
         "no CoreDNS pod yet"
     )
+
+
+def test_coredns_gets_one_replica_probed_every_second() -> None:
+    deployment = {
+        "spec": {
+            "replicas": 2,
+            "template": {
+                "spec": {
+                    "containers": [
+                        {"name": "coredns", "readiness_probe": {"period_seconds": 10}},
+                    ]
+                }
+            },
+        }
+    }
+    assert coredns_patch(deployment) == [
+        {"op": "replace", "path": "/spec/replicas", "value": 1},
+        {
+            "op": "replace",
+            "path": "/spec/template/spec/containers/0/readinessProbe/periodSeconds",
+            "value": 1,
+        },
+    ]
+    deployment["spec"]["template"]["spec"]["containers"] = [{"name": "coredns"}]
+    assert coredns_patch(deployment) == [{"op": "replace", "path": "/spec/replicas", "value": 1}]
