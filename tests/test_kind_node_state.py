@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from kubernetes.client import (
     CoreV1Api,
@@ -78,19 +78,12 @@ def test_a_coredns_pod_scaled_away_is_not_waited_for() -> None:
     )
 
 
+def _coredns(container: dict[str, Any]) -> dict[str, Any]:
+    return {"spec": {"replicas": 2, "template": {"spec": {"containers": [container]}}}}
+
+
 def test_coredns_gets_one_replica_probed_every_second() -> None:
-    deployment = {
-        "spec": {
-            "replicas": 2,
-            "template": {
-                "spec": {
-                    "containers": [
-                        {"name": "coredns", "readiness_probe": {"period_seconds": 10}},
-                    ]
-                }
-            },
-        }
-    }
+    deployment = _coredns({"name": "coredns", "readiness_probe": {"period_seconds": 10}})
     assert coredns_patch(deployment) == [
         {"op": "replace", "path": "/spec/replicas", "value": 1},
         {
@@ -99,5 +92,6 @@ def test_coredns_gets_one_replica_probed_every_second() -> None:
             "value": 1,
         },
     ]
-    deployment["spec"]["template"]["spec"]["containers"] = [{"name": "coredns"}]
-    assert coredns_patch(deployment) == [{"op": "replace", "path": "/spec/replicas", "value": 1}]
+    assert coredns_patch(_coredns({"name": "coredns"})) == [
+        {"op": "replace", "path": "/spec/replicas", "value": 1}
+    ]
