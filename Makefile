@@ -69,10 +69,11 @@ bench-first-report: $(STAMP)
 	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
 	$(BIN)/python -m benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
 
-## N Targets in one namespace on a real landscape: wall time and memory per Target.
-BENCH_LOCAL_SIZES ?= 1 10 50
+## N Targets in one namespace on a real landscape (local or kind): wall time and memory per
+## Target. BENCH_LOCAL_SIZES empty: the issue's sizes for its backend (local 1 10 50, kind 1 10).
+BENCH_LOCAL_SIZES ?=
 bench-local-scale: $(STAMP)
-	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up or fixtures.kind up writes one)"; exit 4; }
 	$(BIN)/python -m benchmarks.local_scale $(LANDSCAPE) $(BENCH_LOCAL_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.

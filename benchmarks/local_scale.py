@@ -1,19 +1,21 @@
 """N Targets in one namespace on a real landscape: wall time until every Target is Issued and
 has a first `lastReportTime`, and the landscape's memory per Target.
 
-    python -m benchmarks.local_scale LANDSCAPE.toml 1 10 50
+    python -m benchmarks.local_scale LANDSCAPE.toml [SIZES...]   # local: 1 10 50, kind: 1 10
 
-LANDSCAPE.toml is a landscape file from `python -m fixtures.local up` (docs/landscape-file.md).
-Each size gets a namespace of its own, set up as an operator does, and is cleaned up before the
-next. A landscape has one target cluster where the page has one per Target, so each Target's
-first-contact objects go to a target-cluster namespace of its own, and each Target gets an
-agent Release of its own (a Profile per Target selects it by a label; the Release's
-targetNamespace is that namespace): with the namespace's one agent Release, N agents would all
-be installed as the same Deployment in one namespace of the one cluster.
+LANDSCAPE.toml is a landscape file from `python -m fixtures.local up` or `python -m fixtures.kind
+up` (docs/landscape-file.md). Each size gets a namespace of its own, set up as an operator does,
+and is cleaned up before the next. A landscape has one target cluster where the page has one per
+Target, so each Target's first-contact objects go to a target-cluster namespace of its own, and
+each Target gets an agent Release of its own (a Profile per Target selects it by a label; the
+Release's targetNamespace is that namespace): with the namespace's one agent Release, N agents
+would all be installed as the same Deployment in one namespace of the one cluster.
 
-Memory is the resident memory of the process that holds the landscape and all its children
-(API servers, etcd, Flux, the registry, the agents), sampled while the Targets settle: the
-peak above what it held before the Targets were created, per Target.
+Memory is sampled while the Targets settle: the resident memory of the process that holds the
+landscape and all its children (on `local` the API servers, etcd, Flux, the registry and the
+agents; on `kind` the reference SolAr and the token service), plus on `kind` the working set of
+the landscape's containers (both nodes, with everything in their pods, and the registry), from
+their memory cgroups: the peak above what it held before the Targets were created, per Target.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import secrets
 import sys
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +44,7 @@ TARGET_LABEL = "bench.solar-conformance/target"
 class ScaleSample:
     targets: int
     wall_seconds: float  # first Target created to the last first report seen
-    peak_bytes: int | None  # the landscape's process tree above its level before
+    peak_bytes: int | None  # the landscape's processes and containers above their level before
 
     def row(self) -> str:
         memory = (
@@ -81,12 +84,57 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def holder_pid(landscape_file: Path) -> int | None:
-    """The holder's pid from the state file `up` writes beside the landscape file."""
+@dataclass(frozen=True)
+class Holder:
+    """What `up` wrote to DIR/state.json beside the landscape file."""
+
+    pid: int
+    containers: tuple[str, ...]  # Docker container ids outside the holder's process tree
+
+    def resident_bytes(self) -> int | None:
+        """The holder's process tree and its containers; None if a container's memory cannot
+        be read."""
+        total = tree_rss(self.pid)
+        for container in self.containers:
+            used = container_working_set(container)
+            if used is None:
+                return None
+            total += used
+        return total
+
+
+def read_holder(landscape_file: Path) -> Holder | None:
     state = landscape_file.parent / "state.json"
     if not state.exists():
         return None
-    return int(json.loads(state.read_text())["pid"])
+    document = json.loads(state.read_text())
+    return Holder(int(document["pid"]), tuple(document.get("containers", ())))
+
+
+# cgroup v1 (Docker's cgroupfs driver), then v2 with the cgroupfs and the systemd driver.
+CGROUP_DIRS = (
+    "/sys/fs/cgroup/memory/docker/{id}",
+    "/sys/fs/cgroup/docker/{id}",
+    "/sys/fs/cgroup/system.slice/docker-{id}.scope",
+)
+
+
+def container_working_set(container_id: str) -> int | None:
+    """Bytes in use by a container's memory cgroup less its inactive file cache (what `docker
+    stats` shows); None if its cgroup is not where Docker puts it."""
+    for pattern in CGROUP_DIRS:
+        directory = Path(pattern.format(id=container_id))
+        v1 = directory / "memory.usage_in_bytes"
+        usage_file = v1 if v1.exists() else directory / "memory.current"
+        try:
+            usage = int(usage_file.read_text())
+            stat = (directory / "memory.stat").read_text().splitlines()
+        except (OSError, ValueError):
+            continue
+        fields = dict(line.split(" ", 1) for line in stat if " " in line)
+        inactive = fields.get("total_inactive_file", fields.get("inactive_file", "0"))
+        return usage - int(inactive)
+    return None
 
 
 def set_up(landscape: Landscape, namespace: str, targets: list[str]) -> None:
@@ -144,13 +192,12 @@ def _settled(landscape: Landscape, namespace: str, targets: list[str]) -> int:
     return len(issued & reported & set(targets))
 
 
-def measure(landscape: Landscape, size: int, suffix: str, pid: int | None) -> ScaleSample:
+def measure(landscape: Landscape, size: int, suffix: str, holder: Holder | None) -> ScaleSample:
     namespace = f"scale-{suffix}"
     targets = [f"t{index}" for index in range(size)]
     set_up(landscape, namespace, targets)
     user, password = landscape.reader_credentials(namespace)
-    before = tree_rss(pid) if pid is not None else 0
-    peak = before
+    memory = _PeakMemory(holder)
     began = time.monotonic()
     for target in targets:
         labels = {TARGET_LABEL: target}
@@ -171,35 +218,68 @@ def measure(landscape: Landscape, size: int, suffix: str, pid: int | None) -> Sc
             landscape.target.create(obj)
     settled = 0
     while (settled := _settled(landscape, namespace, targets)) < size:
-        if pid is not None:
-            peak = max(peak, tree_rss(pid))
+        memory.sample()
         if time.monotonic() - began > DEADLINE_SECONDS:
             raise TimeoutError(
                 f"{settled} of {size} Targets reported within {DEADLINE_SECONDS:.0f}s"
             )
         time.sleep(POLL_SECONDS)
     wall = time.monotonic() - began
-    if pid is not None:
-        peak = max(peak, tree_rss(pid))
-    return ScaleSample(size, wall, peak - before if pid is not None else None)
+    memory.sample()
+    return ScaleSample(size, wall, memory.above_before())
+
+
+class _PeakMemory:
+    """The landscape's peak memory above its level when made; None where it cannot be read."""
+
+    def __init__(self, holder: Holder | None) -> None:
+        self._holder = holder
+        self._before = holder.resident_bytes() if holder is not None else None
+        self._peak = self._before
+
+    def sample(self) -> None:
+        if self._holder is None or self._peak is None:
+            return
+        now = self._holder.resident_bytes()
+        self._peak = None if now is None else max(self._peak, now)
+
+    def above_before(self) -> int | None:
+        if self._before is None or self._peak is None:
+            return None
+        return self._peak - self._before
+
+
+DEFAULT_SIZES = {"local": [1, 10, 50], "kind": [1, 10]}
+
+
+def default_sizes(landscape_file: Path) -> list[int]:
+    """The issue's sizes for the backend that made the landscape (1 and 10 for any other)."""
+    try:
+        backend = tomllib.loads(landscape_file.read_text()).get("backend", "")
+    except (OSError, tomllib.TOMLDecodeError):
+        backend = ""
+    return DEFAULT_SIZES.get(backend, [1, 10])
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.local_scale")
     parser.add_argument("landscape", type=Path, help="a landscape file (docs/landscape-file.md)")
-    parser.add_argument("sizes", type=int, nargs="+")
+    parser.add_argument(
+        "sizes", type=int, nargs="*", help="default: local 1 10 50, kind 1 10 (the issue's sizes)"
+    )
     args = parser.parse_args(argv)
     landscape = attach(args.landscape)
     if landscape is None:
         return 4
-    pid = holder_pid(args.landscape)
+    sizes = args.sizes or default_sizes(args.landscape)
+    holder = read_holder(args.landscape)
     run_id = secrets.token_hex(3)
     samples: list[ScaleSample] = []
     try:
-        for size in args.sizes:
+        for size in sizes:
             suffix = f"{run_id}-{size}"
             try:
-                samples.append(measure(landscape, size, suffix, pid))
+                samples.append(measure(landscape, size, suffix, holder))
                 print(f"  {size} Targets: {samples[-1].wall_seconds:.1f} s", flush=True)
             finally:
                 landscape.end_scenario(suffix)

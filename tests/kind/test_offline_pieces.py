@@ -14,11 +14,13 @@ import pytest
 import yaml
 
 from fixtures.kind import audit
+from fixtures.kind import cluster as cluster_module
 from fixtures.kind.cluster import KindCluster
 from fixtures.kind.flux import CONTROLLERS, flux_manifests
 from fixtures.provision.engine import WRAPPER
 from fixtures.provision.images.node import ETCD_IMAGE_TAG
 from fixtures.provision.toolchain.toolchain import Toolchain
+from fixtures.real.flux_flags import helm_controller_flags, source_controller_flags
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 
@@ -80,6 +82,23 @@ def test_flux_runs_the_given_images_and_serves_artifacts_in_cluster() -> None:
     assert services[0]["spec"]["ports"][0]["targetPort"] == 9090
 
 
+def test_flux_on_kind_gets_the_retry_and_concurrency_flags_local_flux_gets() -> None:
+    documents = flux_manifests({name: f"example/{name}:v1" for name in CONTROLLERS})
+    args = {
+        d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]["args"]
+        for d in documents
+        if d["kind"] == "Deployment"
+    }
+    expected = {
+        "source-controller": source_controller_flags(),
+        "helm-controller": helm_controller_flags(),
+    }
+    for name, flags in expected.items():
+        assert set(flags) <= set(args[name]), f"{name} runs with {args[name]}"
+    assert "--concurrent=10" in args["helm-controller"]
+    assert "--min-retry-delay=100ms" in args["source-controller"]
+
+
 class _ToolchainWithKind:
     def path(self, artifact: str) -> Path:
         return Path("/nonexistent") / artifact
@@ -118,3 +137,40 @@ def test_both_node_images_keep_an_audit_log_on_this_machine(upstream_node: bool)
     assert flags["audit-log-path"] == f"{audit.NODE_DIR}/{audit.LOG}"
     volume = patch["apiServer"]["extraVolumes"][0]
     assert volume["hostPath"] == volume["mountPath"] == audit.NODE_DIR
+
+
+class _Node:
+    def __init__(self, image: str) -> None:
+        self.id = "0123abcd"
+        self.attrs = {
+            "Config": {"Image": image},
+            "NetworkSettings": {"Networks": {"kind": {"IPAddress": "172.18.0.2"}}},
+        }
+
+
+@pytest.mark.parametrize(
+    ("node_runs", "imported"), [("node:loaded", ["agent:1"]), ("node:other", ["flux:1", "agent:1"])]
+)
+def test_images_the_node_image_carries_are_not_imported_again(
+    monkeypatch: pytest.MonkeyPatch, node_runs: str, imported: list[str]
+) -> None:
+    toolchain = cast(Toolchain, _ToolchainWithKind())
+    cluster = KindCluster("c", "node:loaded", toolchain, preloaded=("flux:1",))
+    loaded: list[str] = []
+    monkeypatch.setattr(cluster_module, "load_image", lambda _c, _n, image: loaded.append(image))
+    monkeypatch.setattr(cluster, "_client", lambda: _Engine(_Node(node_runs)))
+    monkeypatch.setattr(cluster, "_kubeconfig_entry", lambda *_: {"certificate-authority-data": ""})
+    monkeypatch.setattr(cluster, "_check_certificate_covers_node_ip", lambda: None)
+    cluster._describe_node()
+    cluster.load_image("flux:1")
+    cluster.load_image("agent:1")
+    assert loaded == imported
+
+
+class _Engine:
+    def __init__(self, node: _Node) -> None:
+        self.containers = self
+        self._node = node
+
+    def get(self, _name: str) -> _Node:
+        return self._node
