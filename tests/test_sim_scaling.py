@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.api import new_object
 from core.clock import VirtualClock
 from core.rbac import User
-from fixtures.sim.workqueue import KeyedLoop
+from core.workqueue import KeyedLoop
 from simulators.memory.store import Store
 
 
