@@ -108,13 +108,19 @@ class Renderer:
         return profiles
 
     def _read(self, kind: str, name: str, namespace: str) -> Obj:
-        """A Registry, Release or Secret, as this batch first read it (ApiError as `get`)."""
+        """A Registry, Release or Secret, as this batch first read it (ApiError as `get`).
+        A render reads every Release its namespace's Profiles name: those are listed once."""
         if self._batch is None:
             return self.solar.get(kind, name, namespace)
+        objects = self._batch.objects
+        if kind == "Release" and namespace not in self._batch.releases_listed:
+            self._batch.releases_listed.add(namespace)
+            for release in self.solar.list("Release", namespace):
+                objects[("Release", namespace, release["metadata"]["name"])] = release
         key = (kind, namespace, name)
-        obj = self._batch.objects.get(key)
+        obj = objects.get(key)
         if obj is None:
-            obj = self._batch.objects[key] = self.solar.get(kind, name, namespace)
+            obj = objects[key] = self.solar.get(kind, name, namespace)
         return obj
 
     def _bindings_by_target(self, namespace: str) -> dict[str, list[Obj]]:
@@ -545,6 +551,7 @@ class _BatchReads:
     bindings: dict[str, dict[str, list[Obj]]] = field(default_factory=dict)  # ns -> Target -> list
     profiles: dict[str, list[Obj]] = field(default_factory=dict)  # namespace -> list
     objects: dict[tuple[str, str, str], Obj] = field(default_factory=dict)  # kind, ns, name
+    releases_listed: set[str] = field(default_factory=set)  # namespaces
 
 
 def _content_of(chart: Chart) -> str:
