@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.api import new_object
 from core.clock import VirtualClock
 from core.rbac import User
-from fixtures.sim.workqueue import KeyedLoop
+from core.workqueue import KeyedLoop
 from simulators.memory.store import Store
 
 
@@ -61,6 +61,30 @@ def test_a_keyed_loop_runs_only_the_keys_that_are_due() -> None:
     loop.wake()
     clock.advance(0)
     assert ran[-1] == ["slow"], "a forgotten key stays forgotten until an event names it"
+
+
+def test_an_event_during_the_work_on_a_key_runs_it_again_instead_of_being_lost() -> None:
+    """On a real backend a watch event can arrive while the key is being worked on (a token
+    issued while its render ran): the work's own delay must not push that event back."""
+    clock = VirtualClock()
+    ran: list[list[str]] = []
+    loop: KeyedLoop[str]
+
+    def work(keys: list[str]) -> list[tuple[str, float | None]]:
+        ran.append(sorted(keys))
+        if len(ran) == 1:
+            loop.add("a")  # the event, while "a" is worked on
+        return [(key, 30.0) for key in keys]
+
+    loop = KeyedLoop(clock, "work", work)
+    loop.add("a")
+    loop.add("b")
+    clock.advance(1)
+    assert ran == [["a", "b"], ["a"]], "the event ran a again at once; b waits its 30 s"
+    clock.advance(20)
+    assert ran == [["a", "b"], ["a"]]
+    clock.advance(20)
+    assert ran == [["a", "b"], ["a"], ["a", "b"]]
 
 
 def test_many_loops_busy_at_one_instant_are_progress_not_livelock() -> None:

@@ -243,7 +243,7 @@ def _owns_reports(original: Any) -> Any:
     ("table-agent", "intro-one-report"),
     "solar-controller-manager writes lastReportTime itself, as its own user",
     f"{C}._ensure_report",
-    also=(Patch("fixtures.sim.solar_loops:SolarWorkQueues.route", _owns_reports),),
+    also=(Patch("simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
     internal=True,
 )
 def _controller_reports(original: Any) -> Any:
@@ -388,7 +388,7 @@ def _secret_unowned(original: Any) -> Any:
     ("report-advances", "table-agent"),
     "the controller keeps the TargetReport's spec as it created it: it empties every report",
     f"{C}._ensure_report",
-    also=(Patch("fixtures.sim.solar_loops:SolarWorkQueues.route", _owns_reports),),
+    also=(Patch("simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
     internal=True,
 )
 def _resets_report(original: Any) -> Any:

@@ -68,7 +68,7 @@ class Renderer:
     log: Callable[[str], None] = print
     _pushed: dict[str, tuple[str, str]] = field(default_factory=dict)  # repo -> (content, version)
     _rendered_from: dict[tuple[str, str], tuple[object, ...]] = field(default_factory=dict)
-    _bindings: dict[str, dict[str, list[Obj]]] | None = None  # namespace -> Target -> list
+    _batch: _BatchReads | None = None
 
     def reconcile_all(self) -> float:
         with self.batch():
@@ -81,21 +81,47 @@ class Renderer:
 
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Renders of several Targets in a row list each namespace's ReleaseBindings once (as an
-        informer cache would), not once per Target."""
-        self._bindings = {}
+        """Renders of several Targets in a row read each namespace's ReleaseBindings and
+        Profiles once, and each Registry, Release and Secret once (as an informer cache would),
+        not once per Target and step. What a render reads and finds gone is read again."""
+        self._batch = _BatchReads()
         try:
             yield
         finally:
-            self._bindings = None
+            self._batch = None
 
     def _bindings_of(self, target: Obj) -> list[Obj]:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        if self._bindings is None:
+        if self._batch is None:
             return self._bindings_by_target(namespace).get(name, [])
-        if namespace not in self._bindings:
-            self._bindings[namespace] = self._bindings_by_target(namespace)
-        return self._bindings[namespace].get(name, [])
+        by_target = self._batch.bindings.get(namespace)
+        if by_target is None:
+            by_target = self._batch.bindings[namespace] = self._bindings_by_target(namespace)
+        return by_target.get(name, [])
+
+    def _profiles_of(self, namespace: str) -> list[Obj]:
+        if self._batch is None:
+            return self.solar.list("Profile", namespace)
+        profiles = self._batch.profiles.get(namespace)
+        if profiles is None:
+            profiles = self._batch.profiles[namespace] = self.solar.list("Profile", namespace)
+        return profiles
+
+    def _read(self, kind: str, name: str, namespace: str) -> Obj:
+        """A Registry, Release or Secret, as this batch first read it (ApiError as `get`).
+        A render reads every Release its namespace's Profiles name: those are listed once."""
+        if self._batch is None:
+            return self.solar.get(kind, name, namespace)
+        objects = self._batch.objects
+        if kind == "Release" and namespace not in self._batch.releases_listed:
+            self._batch.releases_listed.add(namespace)
+            for release in self.solar.list("Release", namespace):
+                objects[("Release", namespace, release["metadata"]["name"])] = release
+        key = (kind, namespace, name)
+        obj = objects.get(key)
+        if obj is None:
+            obj = objects[key] = self.solar.get(kind, name, namespace)
+        return obj
 
     def _bindings_by_target(self, namespace: str) -> dict[str, list[Obj]]:
         by_target: dict[str, list[Obj]] = {}
@@ -116,7 +142,7 @@ class Renderer:
         rendered: list[RenderedRelease] = []
         bound: set[str] = set()
         for binding in self._bindings_of(target):
-            release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            release = self._read("Release", binding["spec"]["releaseRef"]["name"], namespace)
             bound.add(release["metadata"]["name"])
             rendered_release = self._render_release(client, namespace, release, target)
             if rendered_release is not None:
@@ -192,7 +218,7 @@ class Renderer:
         names and the namespace's Profiles; not the other Targets' objects."""
         namespace = target["metadata"]["namespace"]
         bindings = self._bindings_of(target)
-        profiles = self.solar.list("Profile", namespace)
+        profiles = self._profiles_of(namespace)
         releases = {
             ref.get("name", "")
             for o in [*bindings, *profiles]
@@ -220,7 +246,7 @@ class Renderer:
 
     def _version_of(self, kind: str, name: str, namespace: str) -> str | None:
         try:
-            return str(self.solar.get(kind, name, namespace)["metadata"]["resourceVersion"])
+            return str(self._read(kind, name, namespace)["metadata"]["resourceVersion"])
         except ApiError as error:
             if error.status == 404:
                 return None
@@ -276,7 +302,7 @@ class Renderer:
         """A Profile of the namespace matches the Target and references an agent release that
         is not bound yet, while the credential may still come."""
         namespace = target["metadata"]["namespace"]
-        for profile in self.solar.list("Profile", namespace):
+        for profile in self._profiles_of(namespace):
             spec = profile.get("spec", {})
             release_name = spec.get("releaseRef", {}).get("name")
             if release_name in bound or not selector_matches(
@@ -284,7 +310,7 @@ class Renderer:
             ):
                 continue
             try:
-                release = self.solar.get("Release", release_name, namespace)
+                release = self._read("Release", release_name, namespace)
             except ApiError as error:
                 if error.status == 404:
                     continue
@@ -303,7 +329,7 @@ class Renderer:
         if not ref:
             return None
         try:
-            return self.solar.get("Registry", ref, target["metadata"]["namespace"])
+            return self._read("Registry", ref, target["metadata"]["namespace"])
         except ApiError as error:
             if error.status == 404:
                 self.log(f"Target {target['metadata']['name']}: Registry {ref} not found")
@@ -311,7 +337,7 @@ class Renderer:
             raise
 
     def _push_client(self, registry: Obj, namespace: str) -> RegistryClient:
-        secret = self.solar.get("Secret", registry["spec"]["solarSecretRef"]["name"], namespace)
+        secret = self._read("Secret", registry["spec"]["solarSecretRef"]["name"], namespace)
         return self.connect_registry(
             registry["spec"]["hostname"],
             secret_value(secret, "username") or "",
@@ -327,7 +353,7 @@ class Renderer:
         if named is None:
             return None
         try:
-            secret = self.solar.get("Secret", named[1], named[0])
+            secret = self._read("Secret", named[1], named[0])
         except ApiError as error:
             if error.status == 404:
                 return None
@@ -518,6 +544,14 @@ class Renderer:
             if error.status == 404:
                 return []
             raise
+
+
+@dataclass
+class _BatchReads:
+    bindings: dict[str, dict[str, list[Obj]]] = field(default_factory=dict)  # ns -> Target -> list
+    profiles: dict[str, list[Obj]] = field(default_factory=dict)  # namespace -> list
+    objects: dict[tuple[str, str, str], Obj] = field(default_factory=dict)  # kind, ns, name
+    releases_listed: set[str] = field(default_factory=set)  # namespaces
 
 
 def _content_of(chart: Chart) -> str:
