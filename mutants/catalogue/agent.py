@@ -236,12 +236,14 @@ def _gives_up(original: Any) -> Any:
 
 
 def _stops_after(reports: int) -> Any:
-    """`report` of an agent that stops writing after `reports` reports (until it is restarted)."""
+    """`report` of an agent that stops writing after `reports` reports (until it is restarted),
+    but goes on reading its Target: a rejected token is still logged as a failed report."""
 
     def broken(original: Any) -> Any:
         def report(self: Any, solar: Any) -> None:
             made = self.__dict__.get("mutant_reports", 0)
             if made >= reports:
+                solar.get("Target", self.target, self.namespace)
                 self.log(f"reported {self.namespace}/{self.target} (but wrote nothing)")
                 return
             original(self, solar)
@@ -256,6 +258,7 @@ for _reports in (3, 20):
     mutant(
         f"agent-stops-after-{_reports}-reports",
         "report-advances",
-        f"the agent stops reporting after {_reports} reports (until it is restarted)",
+        f"the agent stops writing its report after {_reports} reports (until it is restarted); "
+        "it still reads its Target",
         f"{A}.report",
     )(_stops_after(_reports))
