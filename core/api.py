@@ -190,7 +190,9 @@ class ClusterAPI(Protocol):
         *,
         expiration_seconds: int,
         bound_secret: tuple[str, str] | None = None,
-    ) -> IssuedToken: ...
+        audiences: tuple[str, ...] = (),
+    ) -> IssuedToken:
+        """A TokenRequest; no `audiences`: the API server's own (those it accepts)."""
 
 
 class ProbeAPI(ClusterAPI, Protocol):

@@ -10,8 +10,8 @@ Feature: The credential's scope
   it for every resource and subresource (discovery) and tries get, list, watch,
   create, update, patch, delete and deletecollection on each: on the Target's
   own objects, on another Target's objects, on a new name, on the whole
-  namespace, in another namespace that holds a Target, across all namespaces
-  and at the cluster scope. Writes are sent as dry runs: the API server decides
+  namespace, in another namespace that holds a Target, in every other namespace
+  the SolAr API server holds, across all namespaces and at the cluster scope. Writes are sent as dry runs: the API server decides
   who may write before it looks at dry run, so nothing changes even where a
   SolAr lets too much through. Beyond the page's grant, the token may do only
   what Kubernetes lets every authenticated user do: ask who it is and what it

@@ -5,9 +5,10 @@ Feature: Rotating and revoking a credential (the runbook)
 
   Revoke: annotate the Target with solar.opendefense.cloud/agent-credential:
   revoked. The token Secret is deleted, the condition becomes Revoked, and the
-  old token is rejected. The agent release stays delivered: the agent keeps
-  running and says that it is rejected. Removing the annotation issues a new
-  token.
+  old token is rejected. Only that value revokes, written as the page writes it:
+  another value, another spelling or an empty one leaves the credential Issued.
+  The agent release stays delivered: the agent keeps running and says that it
+  is rejected. Removing the annotation issues a new token.
 
   Rotate: a fresh token replaces the old one, on request (annotation
   solar.opendefense.cloud/rotate-credential with a new value) and before the
@@ -56,6 +57,20 @@ Feature: Rotating and revoking a credential (the runbook)
       And Flux on the target upgrades the agent release of "cluster-1"
       And the lastReportTime of "cluster-1" advances with the next report
       And solar-controller-manager has minted exactly one new token for "cluster-1"
+
+  Rule: Only the value revoked revokes
+
+    Scenario Outline: The annotation with the value "<value>" does not revoke
+      When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: <value>"
+      Then the credential of "cluster-1" stays Issued and its agent keeps reporting with the same token, for as long as a revocation may take
+
+      Examples:
+        | value   |
+        | Revoked |
+        | REVOKED |
+        | true    |
+        | revoke  |
+        |         |
 
   Rule: Rotate
 

@@ -15,6 +15,7 @@ from core.waiting import Waiter
 from fixtures.page.identity import agent_user, judge, report_writes, writers
 from fixtures.page.lookup import (
     TokenFacts,
+    credential_condition,
     last_report_time,
     token_in,
     token_requests,
@@ -148,6 +149,54 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
     _not_in_the_future(landscape, waiter, target, str(seen["now"]))
 
 
+@then(
+    parsers.parse(
+        'the lastReportTime of "{target}" advances with each of the next {count:d} reports'
+    )
+)
+def reports_keep_advancing(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
+) -> None:
+    """A long run of reports: an agent that stops after some reports, or now and then, fails."""
+    for _ in range(count):
+        report_advances(landscape, you, waiter, target)
+
+
+@then(
+    parsers.parse(
+        'the credential of "{target}" stays Issued and its agent keeps reporting with the same '
+        "token, for as long as a revocation may take"
+    )
+)
+def stays_issued(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """As long as the controller may take to act (a reconcile) and the API server to reject a
+    token after that (the cache window): every report interval the agent reports, the condition
+    stays Issued and the token stays in its Secret; at the end the token is still accepted."""
+    namespace = you.namespace_of(target)
+    token = you.noted_token(target)
+    window = sum(waiter.timeout(kind) for kind in ("reconcile", "auth_cache", "margin"))
+    deadline = landscape.clock.now() + timedelta(seconds=window)
+    reports = 0
+    while landscape.clock.now() < deadline:
+        report_advances(landscape, you, waiter, target)
+        reports += 1
+        condition = credential_condition(landscape, namespace, target) or {}
+        held = token_secret(landscape, namespace, target)
+        assert (condition.get("status"), condition.get("reason")) == ("True", "Issued"), (
+            f"after {reports} reports AgentCredentialReady of {target} is "
+            f"{condition.get('status')} with reason {condition.get('reason')}: {condition.get('message')}"
+        )
+        assert held is not None and token_in(landscape, held) == token, (
+            f"after {reports} reports the token Secret of {target} no longer holds its token"
+        )
+    try:
+        landscape.solar_as(token).get("Target", target, namespace)
+    except ApiError as error:
+        raise AssertionError(
+            f"after {window:g}s the SolAr API server refuses the token of {target}: {error}"
+        ) from None
+
+
 @then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))
 def report_empty(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
@@ -215,6 +264,15 @@ def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     assert parse_utc(value) <= expires + window, (
         f"lastReportTime of {target} is {value}, more than the authentication-cache window "
         f"after the token expired at {expires}"
+    )
+    # ... and the agent went on reporting until then: its last report came within one report
+    # interval of the expiry, not long before (an agent that stops early stops here too).
+    interval = landscape.contract.report_interval_seconds
+    earliest = expires - timedelta(seconds=interval + waiter.timeout("margin"))
+    assert parse_utc(value) >= earliest, (
+        f"lastReportTime of {target} is {value}: the agent stopped reporting before its token "
+        f"expired at {expires} (the last report may come at most one report interval, "
+        f"{interval}s, plus the margin before it)"
     )
 
 

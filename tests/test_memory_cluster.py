@@ -52,6 +52,18 @@ def _bound_token(cluster: InMemoryCluster, seconds: int = 3600) -> str:
     return issued.token
 
 
+def test_a_token_for_another_audience_is_not_authenticated(cluster: InMemoryCluster) -> None:
+    """As kube-apiserver: only a token for one of the API server's own audiences (by default
+    its issuer, which a TokenRequest without audiences gets) is authenticated."""
+    admin = cluster.admin()
+    own = admin.create_token("ns", "sa", expiration_seconds=3600).token
+    other = admin.create_token("ns", "sa", expiration_seconds=3600, audiences=("solar-agent",))
+    assert cluster.with_token(own).get("ConfigMap", "mine", "ns")["data"] == {"a": "b"}
+    with pytest.raises(ApiError) as refused:
+        cluster.with_token(other.token).get("ConfigMap", "mine", "ns")
+    assert refused.value.status == 401
+
+
 def test_token_is_scoped_by_rbac(cluster: InMemoryCluster) -> None:
     api = cluster.with_token(_bound_token(cluster))
     assert api.get("ConfigMap", "mine", "ns")["data"] == {"a": "b"}

@@ -407,3 +407,45 @@ def _resets_report(original: Any) -> Any:
         self._ensure(report, compare=("spec",))
 
     return ensure_report
+
+
+def _hides_secrets(original: Any) -> Any:
+    """A SelfSubjectRulesReview that leaves out every rule on Secrets."""
+    from dataclasses import replace
+
+    def review_rules(self: Any, namespace: str) -> Any:
+        review = original(self, namespace)
+        kept = frozenset(g for g in review.resources if g.resource not in ("secrets", "*"))
+        return replace(review, resources=kept)
+
+    return review_rules
+
+
+@mutant(
+    "rules-review-hides-secrets-in-default",
+    ("scope", "separate-namespaces"),
+    "the controller also lets the agent get every Secret of namespace default, and the API "
+    "server's rules review leaves out every rule on Secrets",
+    f"{C}._ensure_access",
+    also=(Patch("simulators.memory.cluster:InMemoryClient.review_rules", _hides_secrets),),
+)
+def _secrets_in_default(original: Any) -> Any:
+    from core.api import new_object
+
+    def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
+        original(self, target, names, labels)
+        home = target["metadata"]["namespace"]
+        rules = [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]
+        role = new_object("Role", names.role, "default", rules=rules)
+        binding = new_object(
+            "RoleBinding",
+            names.role,
+            "default",
+            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
+            subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
+        )
+        for obj in (new_object("Namespace", "default"), role, binding):
+            with contextlib.suppress(ApiError):
+                self.solar.create(obj)
+
+    return ensure_access

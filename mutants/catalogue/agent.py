@@ -233,3 +233,32 @@ def _gives_up(original: Any) -> Any:
         return delay
 
     return tick
+
+
+def _stops_after(reports: int) -> Any:
+    """`report` of an agent that stops writing after `reports` reports (until it is restarted),
+    but goes on reading its Target: a rejected token is still logged as a failed report."""
+
+    def broken(original: Any) -> Any:
+        def report(self: Any, solar: Any) -> None:
+            made = self.__dict__.get("mutant_reports", 0)
+            if made >= reports:
+                solar.get("Target", self.target, self.namespace)
+                self.log(f"reported {self.namespace}/{self.target} (but wrote nothing)")
+                return
+            original(self, solar)
+            self.__dict__["mutant_reports"] = made + 1
+
+        return report
+
+    return broken
+
+
+for _reports in (3, 20):
+    mutant(
+        f"agent-stops-after-{_reports}-reports",
+        "report-advances",
+        f"the agent stops writing its report after {_reports} reports (until it is restarted); "
+        "it still reads its Target",
+        f"{A}.report",
+    )(_stops_after(_reports))

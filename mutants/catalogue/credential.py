@@ -405,6 +405,17 @@ def _a_day(original: Any) -> Any:
 
 
 @mutant(
+    "controller-mints-for-another-audience",
+    ("table-controller", "table-agent"),
+    "every token is requested for another audience (the agent's name), not the SolAr API "
+    "server's own",
+    f"{C}._mint",
+)
+def _other_audience(original: Any) -> Any:
+    return _minting_with(original, lambda options: options.update(audiences=("solar-agent",)))
+
+
+@mutant(
     "controller-disabled-mints-unlabelled",
     ("condition-disabled", "table-controller"),
     "without controller.agent.apiserverURL the condition says Disabled, but a token is minted "
@@ -529,3 +540,48 @@ def _keeping_secrets_when(original: Any, keep: Callable[[Any, Any], bool]) -> An
             del self._delete_secrets
 
     return reconcile
+
+
+def _revoking_when(original: Any, revokes: Callable[[str], bool]) -> Any:
+    """`reconcile` that treats the revocation annotation as `revoked` whenever `revokes(value)`."""
+
+    def reconcile(self: Any, target: Any) -> float:
+        notes = target["metadata"].get("annotations") or {}
+        value = notes.get(self.contract.revocation_annotation)
+        if value is not None and revokes(value):
+            notes[self.contract.revocation_annotation] = self.contract.revoked_value
+        return float(original(self, target))
+
+    return reconcile
+
+
+@mutant(
+    "controller-revokes-on-any-value",
+    "condition-revoked-value",
+    "the controller revokes whenever the Target carries the revocation annotation, whatever "
+    "its value (also empty)",
+    f"{C}.reconcile",
+)
+def _revokes_any(original: Any) -> Any:
+    return _revoking_when(original, lambda value: True)
+
+
+@mutant(
+    "controller-revokes-on-any-non-empty-value",
+    "condition-revoked-value",
+    "the controller revokes whenever the revocation annotation has a non-empty value",
+    f"{C}.reconcile",
+)
+def _revokes_non_empty(original: Any) -> Any:
+    return _revoking_when(original, bool)
+
+
+@mutant(
+    "controller-revokes-case-insensitively",
+    "condition-revoked-value",
+    "the controller reads the revocation annotation's value without regard to case: Revoked "
+    "and REVOKED revoke too",
+    f"{C}.reconcile",
+)
+def _revokes_any_case(original: Any) -> Any:
+    return _revoking_when(original, lambda value: value.lower() == "revoked")

@@ -29,6 +29,7 @@ OTHER_NAMESPACE_MINT = (
     "A mint failing for one Target does not hold back the Targets of another namespace"
 )
 EMPTY = "lastReportTime is empty until the first report"
+NOT_REVOKED = 'The annotation with the value "<value>" does not revoke'
 ADVANCES = "lastReportTime advances with every report"
 STAYS_EMPTY = "While lastReportTime stays empty, the agent pod's log on the target cluster says why"
 WAIT_RUNS_OUT = (
@@ -199,4 +200,11 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "registry-tags-unchecked": (OTHER_CHARTS,),
     "renderer-drops-agent-on-revoke": (REVOKED_REJECTED,),
     "agent-gives-up-after-rejection": (EXPIRES,),
+    "agent-stops-after-3-reports": (ADVANCES,),
+    "agent-stops-after-20-reports": (ADVANCES, EXPIRES),
+    "controller-revokes-on-any-value": (NOT_REVOKED,),
+    "controller-revokes-on-any-non-empty-value": (NOT_REVOKED,),
+    "controller-revokes-case-insensitively": (NOT_REVOKED,),
+    "rules-review-hides-secrets-in-default": (GRANT,),
+    "controller-mints-for-another-audience": (AGENT,),
 }

@@ -310,7 +310,12 @@ class InMemoryCluster:
                 )
 
     def mint(
-        self, namespace: str, account: str, expiration_seconds: int, bound: tuple[str, str] | None
+        self,
+        namespace: str,
+        account: str,
+        expiration_seconds: int,
+        bound: tuple[str, str] | None,
+        audiences: tuple[str, ...] = (),
     ) -> IssuedToken:
         if expiration_seconds < 600:
             raise ApiError(
@@ -330,7 +335,9 @@ class InMemoryCluster:
                     "and then recreated",
                 )
         expires_at = self.clock.now() + timedelta(seconds=expiration_seconds)
-        claims = TokenClaims(namespace, account, sa["metadata"]["uid"], bound, expires_at)
+        claims = TokenClaims(
+            namespace, account, sa["metadata"]["uid"], bound, expires_at, audiences=audiences
+        )
         return IssuedToken(self.issuer.issue(claims, self.clock.now()), expires_at)
 
 
@@ -444,12 +451,13 @@ class InMemoryClient:
         *,
         expiration_seconds: int,
         bound_secret: tuple[str, str] | None = None,
+        audiences: tuple[str, ...] = (),
     ) -> IssuedToken:
         return self._call(
             self._request("create", "ServiceAccount", namespace, service_account, "token"),
             "ServiceAccount",
             lambda: self._cluster.mint(
-                namespace, service_account, expiration_seconds, bound_secret
+                namespace, service_account, expiration_seconds, bound_secret, audiences
             ),
         )
 

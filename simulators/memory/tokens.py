@@ -20,11 +20,16 @@ class TokenClaims:
     secret: tuple[str, str] | None  # (name, uid) of the object the token is bound to
     expires_at: datetime
     jti: str = ""  # the token's own id; set by the issuer
+    # The TokenRequest's spec.audiences; none: the API server's own (kube-apiserver's default)
+    audiences: tuple[str, ...] = ()
 
 
 class TokenIssuer:
     def __init__(self, issuer: str) -> None:
         self.issuer = issuer
+        # kube-apiserver's --api-audiences, by default its --service-account-issuer: a token is
+        # accepted only when one of its audiences is one of these.
+        self.api_audiences: tuple[str, ...] = (issuer,)
         self._key = secrets.token_bytes(32)
         # A token's signature and claims never change: check them once (PyJWT takes about a
         # millisecond), and only its expiry on every request.
@@ -40,7 +45,7 @@ class TokenIssuer:
         payload = {
             "iss": self.issuer,
             "sub": f"system:serviceaccount:{claims.namespace}:{claims.service_account}",
-            "aud": [self.issuer],
+            "aud": list(claims.audiences or self.api_audiences),
             "iat": int(now.timestamp()),
             "nbf": int(now.timestamp()),
             "exp": int(claims.expires_at.timestamp()),
@@ -57,7 +62,7 @@ class TokenIssuer:
                     token,
                     self._key,
                     algorithms=["HS256"],
-                    audience=self.issuer,
+                    audience=list(self.api_audiences),
                     options={"verify_exp": False, "verify_nbf": False, "verify_iat": False},
                 )
             except jwt.PyJWTError:

@@ -9,7 +9,7 @@ from typing import Any
 import jwt
 import pytest
 
-from core.api import new_object
+from core.api import ApiError, new_object
 from core.baseline import BASELINE_GRANTS, BASELINE_PATHS, BOOTSTRAP_CLUSTER_ROLES
 from fixtures.local import ControlPlane, missing_control_plane_tools
 from fixtures.page.scope import Landmarks, compare, plan
@@ -82,7 +82,14 @@ def _normalized(rules: list[Any]) -> list[dict[str, list[str]]]:
 
 
 def test_trying_every_verb_everywhere_allows_only_the_baseline(unbound: KubeClusterAPI) -> None:
-    marks = Landmarks(NAMESPACE, "cluster-1", ("cluster-2",), OTHER, ("cluster-3",))
+    marks = Landmarks(
+        NAMESPACE,
+        "cluster-1",
+        ("cluster-2",),
+        OTHER,
+        ("cluster-3",),
+        elsewhere=("default", "kube-system"),
+    )
     probes = plan(unbound.discover(), marks)
     seen = compare(probes, unbound.attempt([p.request for p in probes]), marks, [])
     allowed = sorted(
@@ -95,6 +102,23 @@ def test_trying_every_verb_everywhere_allows_only_the_baseline(unbound: KubeClus
     ]
     assert [s.describe() for s in seen if s.differs] == []
     assert len(seen) > 1000, "discovery found too little to try"
+
+
+def test_a_token_for_another_audience_is_not_authenticated(
+    plane: ControlPlane, admin: KubeClusterAPI
+) -> None:
+    """kube-apiserver accepts a token only for one of its --api-audiences (by default its
+    issuer), as the sim does: the same account's token for its own audience is authenticated."""
+    answers = {}
+    for audiences in ((), ("solar-agent",)):
+        token = admin.create_token(
+            NAMESPACE, "unbound", expiration_seconds=3600, audiences=audiences
+        ).token
+        client = token_api_client(plane.server_url, token, plane.ca_pem.decode(), plane.directory)
+        with pytest.raises(ApiError) as refused:
+            KubeClusterAPI(client).get("ServiceAccount", "unbound", NAMESPACE)
+        answers[audiences] = refused.value.status
+    assert answers == {(): 403, ("solar-agent",): 401}
 
 
 def test_the_audit_log_names_the_token_that_was_used(
