@@ -37,6 +37,9 @@ from core.conditions import secret_value, set_condition
 from core.contract import Contract
 
 Log = Callable[[str], None]
+# Another component writes the Target's status too (solar-renderer's BootstrapReady): a write
+# that loses the race (409 Conflict) is made again on the Target as it now is.
+STATUS_WRITE_ATTEMPTS = 5
 
 
 @dataclass
@@ -78,6 +81,9 @@ class CredentialController:
     log: Log = print
     _backoff: dict[tuple[str, str], _Backoff] = field(default_factory=dict)
     mint_attempts: list[tuple[datetime, str, bool]] = field(default_factory=list)
+    # The Secret each Target's last token was minted into: if reporting it failed, the condition
+    # still names the old Secret, and taking that one as current would rotate a second time.
+    _minted: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def reconcile_all(self) -> float:
         delay = self.config.resync_seconds
@@ -215,13 +221,16 @@ class CredentialController:
         return self.solar.list("Secret", namespace, labels=labels)
 
     def _current(self, target: Obj, held: list[Obj]) -> Obj | None:
-        """The Secret the Issued condition names, else the newest one holding a token."""
+        """The Secret this controller last minted into, else the one the Issued condition names,
+        else the newest one holding a token."""
+        meta = target["metadata"]
         condition = find_condition(target, self.contract.condition_type) or {}
         named = self.contract.secret_named_in(str(condition.get("message", "")))
         holding = [s for s in held if secret_value(s, self.contract.token_key)]
-        for secret in holding:
-            if named is not None and secret["metadata"]["name"] == named[1]:
-                return secret
+        for wanted in (self._minted.get((meta["namespace"], meta["name"])), named and named[1]):
+            for secret in holding:
+                if wanted is not None and secret["metadata"]["name"] == wanted:
+                    return secret
         issued = [s for s in holding if self._issued_at(s) is not None]
         return max(issued, key=lambda s: self._issued_at(s) or datetime.min, default=None)
 
@@ -312,6 +321,7 @@ class CredentialController:
             notes[self.contract.rotation_handled_annotation] = requested
         secret["stringData"] = {self.contract.token_key: issued.token}
         secret = self.solar.update(secret)
+        self._minted[(namespace, name)] = secret_name
         self.log(f"minted a token for {namespace}/{name} into Secret {secret_name}")
         self._report_issued(target, secret)
         # The old token is bound to its Secret: deleting the Secret invalidates it.
@@ -381,13 +391,19 @@ class CredentialController:
         )
 
     def _set(self, target: Obj, status: str, reason: str, message: str) -> None:
-        fresh = self.solar.get(
-            "Target", target["metadata"]["name"], target["metadata"]["namespace"]
-        )
-        if set_condition(
-            fresh, self.contract.condition_type, status, reason, message, self.clock.now()
-        ):
-            self.solar.update_status(fresh)
+        name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
+        for attempt in range(1, STATUS_WRITE_ATTEMPTS + 1):
+            fresh = self.solar.get("Target", name, namespace)
+            if not set_condition(
+                fresh, self.contract.condition_type, status, reason, message, self.clock.now()
+            ):
+                return
+            try:
+                self.solar.update_status(fresh)
+                return
+            except ApiError as error:
+                if error.status != 409 or attempt == STATUS_WRITE_ATTEMPTS:
+                    raise
 
     def _event(self, target: Obj, attempt: int, message: str) -> None:
         meta = target["metadata"]
