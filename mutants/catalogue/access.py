@@ -295,29 +295,34 @@ def _rewrites_target(original: Any) -> Any:
     f"{C}._ensure_access",
 )
 def _in_default(original: Any) -> Any:
-    from core.api import new_object
-
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
         original(self, target, names, labels)
-        home, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        rules = [
-            *self.agent_rules(name),
-            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
-        ]
-        role = new_object("Role", names.role, "default", rules=rules)
-        binding = new_object(
-            "RoleBinding",
-            names.role,
-            "default",
-            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
-            subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
-        )
-        # Every real cluster has the namespace default; the sim's SolAr cluster may not yet.
-        for obj in (new_object("Namespace", "default"), role, binding):
-            with contextlib.suppress(ApiError):
-                self.solar.create(obj)
+        rules = [*self.agent_rules(target["metadata"]["name"]), _GET_SECRETS]
+        _grant_in_default(self, target, names, rules)
 
     return ensure_access
+
+
+_GET_SECRETS = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
+
+
+def _grant_in_default(controller: Any, target: Any, names: Any, rules: list[Any]) -> None:
+    """The agent's ServiceAccount also gets `rules` in namespace default (a Role and its binding)."""
+    from core.api import new_object
+
+    home = target["metadata"]["namespace"]
+    role = new_object("Role", names.role, "default", rules=rules)
+    binding = new_object(
+        "RoleBinding",
+        names.role,
+        "default",
+        roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
+        subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
+    )
+    # Every real cluster has the namespace default; the sim's SolAr cluster may not yet.
+    for obj in (new_object("Namespace", "default"), role, binding):
+        with contextlib.suppress(ApiError):
+            controller.solar.create(obj)
 
 
 @mutant(
@@ -430,22 +435,8 @@ def _hides_secrets(original: Any) -> Any:
     also=(Patch("simulators.memory.cluster:InMemoryClient.review_rules", _hides_secrets),),
 )
 def _secrets_in_default(original: Any) -> Any:
-    from core.api import new_object
-
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
         original(self, target, names, labels)
-        home = target["metadata"]["namespace"]
-        rules = [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]
-        role = new_object("Role", names.role, "default", rules=rules)
-        binding = new_object(
-            "RoleBinding",
-            names.role,
-            "default",
-            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
-            subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
-        )
-        for obj in (new_object("Namespace", "default"), role, binding):
-            with contextlib.suppress(ApiError):
-                self.solar.create(obj)
+        _grant_in_default(self, target, names, [_GET_SECRETS])
 
     return ensure_access
