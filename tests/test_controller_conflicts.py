@@ -124,3 +124,17 @@ def test_a_report_that_keeps_losing_is_given_up_until_the_next_pass(rotation: st
     second = _only_token_secret(admin, contract)
     condition = find_condition(admin.get("Target", TARGET, NAMESPACE), contract.condition_type)
     assert condition is not None and second in str(condition.get("message"))
+
+
+def test_a_deleted_target_is_forgotten_and_a_new_one_of_its_name_starts_afresh() -> None:
+    controller, _client, _clock, admin = _controller(races=0)
+    first = _only_token_secret(admin, Contract())
+    admin.delete("Target", TARGET, NAMESPACE)
+    controller.reconcile_all()
+    assert controller.remembered() == set(), "the controller still holds state of a gone Target"
+    admin.create(new_object("Target", TARGET, NAMESPACE, spec={"userdata": {}}))
+    controller.reconcile_all()
+    target = admin.get("Target", TARGET, NAMESPACE)
+    condition = find_condition(target, Contract().condition_type) or {}
+    assert condition.get("status") == "True", f"the new Target's condition: {condition}"
+    assert first not in str(condition.get("message")), "the new Target names the old Secret"

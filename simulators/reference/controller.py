@@ -87,12 +87,25 @@ class CredentialController:
 
     def reconcile_all(self) -> float:
         delay = self.config.resync_seconds
-        for target in self.solar.list("Target"):
+        targets = self.solar.list("Target")
+        present = {(t["metadata"]["namespace"], t["metadata"]["name"]) for t in targets}
+        for namespace, name in self.remembered() - present:
+            self.forget(namespace, name)
+        for target in targets:
             try:
                 delay = min(delay, self.reconcile(target))
             except ApiError as error:  # a conflict or a vanished object: next round sees more
                 self.log(f"reconcile {target['metadata']['name']}: {error}")
         return delay
+
+    def remembered(self) -> set[tuple[str, str]]:
+        """The Targets this controller keeps state of (last minted Secret, mint backoff)."""
+        return set(self._minted) | set(self._backoff)
+
+    def forget(self, namespace: str, name: str) -> None:
+        """Drop what this controller remembers of a Target that is gone."""
+        self._minted.pop((namespace, name), None)
+        self._backoff.pop((namespace, name), None)
 
     def reconcile(self, target: Obj) -> float:
         namespace = target["metadata"]["namespace"]
