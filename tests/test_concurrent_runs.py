@@ -106,3 +106,42 @@ def test_on_one_landscape_the_scenarios_that_need_it_alone_come_last() -> None:
 
 def test_with_a_landscape_of_their_own_they_come_first_and_the_long_ones_next() -> None:
     assert _order(alone_apart=True) == ["fault-1", "fault-2", "expiry", "a", "poll", "b", "c"]
+
+
+def test_a_landscape_that_does_not_start_ends_the_run_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from _pytest.outcomes import Exit
+
+    import fixtures.plugin.landscapes as landscapes
+    import fixtures.real.processes as processes
+    from fixtures.plugin.concurrent import HandsOut
+
+    closed: list[str] = []
+
+    class Started:
+        def close(self) -> None:
+            closed.append("the landscape that started")
+
+    def start(config: object, contract: object, report: object, run: str, **_: object) -> object:
+        if run.endswith("a"):
+            raise RuntimeError("etcd exited with code 1 while waiting for etcd /health")
+        return Started()
+
+    monkeypatch.setattr(landscapes, "start_landscape", start)
+    monkeypatch.setattr(processes, "install_termination_handlers", lambda: None)
+    options = {"--solar-env": "local", "--solar-profile": None}
+    config = SimpleNamespace(
+        getoption=options.get,
+        option=SimpleNamespace(collectonly=False),
+        pluginmanager=SimpleNamespace(get_plugin=lambda name: None),
+    )
+    hands_out = HandsOut(config, "run1")  # type: ignore[arg-type]
+    with pytest.raises(Exit) as ended:
+        hands_out.pytest_sessionstart(session=None)  # type: ignore[arg-type]
+    assert ended.value.msg.startswith("a local landscape did not start: etcd exited with code 1")
+    assert ended.value.returncode == pytest.ExitCode.INTERNAL_ERROR
+    hands_out.pytest_unconfigure(config)  # type: ignore[arg-type]
+    assert closed == ["the landscape that started"]
