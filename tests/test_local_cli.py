@@ -22,6 +22,7 @@ from core.contract import Contract
 from fixtures.local import __main__ as cli
 from fixtures.local.__main__ import agent_logs, environment_script, main
 from fixtures.page.setup import set_up_namespace
+from fixtures.real import faults
 from fixtures.sim.landscape import SimLandscape
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6dGVzdDphZ2VudCJ9.c2lnbmF0dXJl"
@@ -276,3 +277,55 @@ def test_a_namespace_that_exists_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "namespace test exists already" in err
     assert not (tmp_path / "test").exists()
+
+
+class _Recorder:
+    """Stands for the attached landscape: records what the commands ask of it."""
+
+    solar_api_url = "https://127.0.0.1:6443"
+
+    def __init__(self) -> None:
+        self.solar = object()
+        self.calls: list[tuple[Any, ...]] = []
+
+    def configure_apiserver_url(self, url: str | None) -> None:
+        self.calls.append(("configure_apiserver_url", url))
+
+
+def _attach(monkeypatch: pytest.MonkeyPatch) -> _Recorder:
+    recorder = _Recorder()
+
+    @contextmanager
+    def attached(_: Path) -> Iterator[_Recorder]:
+        yield recorder
+
+    monkeypatch.setattr(cli, "attached", attached)
+    return recorder
+
+
+def test_apiserver_url_unsets_and_sets_again_the_landscapes_own_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = _attach(monkeypatch)
+    assert main(["apiserver-url", "unset", f"--state-dir={tmp_path}"]) == 0
+    assert main(["apiserver-url", "set", f"--state-dir={tmp_path}"]) == 0
+    assert recorder.calls == [
+        ("configure_apiserver_url", None),
+        ("configure_apiserver_url", _Recorder.solar_api_url),
+    ]
+
+
+def test_token_requests_use_the_harness_fault_in_the_named_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = _attach(monkeypatch)
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(
+        faults, "deny_token_requests", lambda solar, ns, message: calls.append(("deny", solar, ns))
+    )
+    monkeypatch.setattr(
+        faults, "accept_token_requests", lambda solar, ns: calls.append(("accept", solar, ns))
+    )
+    assert main(["token-requests", "refuse", "--namespace=other", f"--state-dir={tmp_path}"]) == 0
+    assert main(["token-requests", "accept", "--namespace=other", f"--state-dir={tmp_path}"]) == 0
+    assert calls == [("deny", recorder.solar, "other"), ("accept", recorder.solar, "other")]
