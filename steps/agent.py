@@ -149,6 +149,20 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
         details=lambda: _logs(landscape, namespace, target),
     )
     _not_in_the_future(landscape, waiter, target, str(seen["now"]))
+    _not_stale(landscape, waiter, target, str(seen["now"]))
+
+
+def _not_stale(landscape: Landscape, waiter: Waiter, target: str, value: str) -> None:
+    """A lastReportTime just written is the time of that report: the harness sees it advance
+    within one report interval (plus the margin) of it, so it is no older than that."""
+    now = landscape.clock.now()
+    window = timedelta(
+        seconds=landscape.contract.report_interval_seconds + waiter.timeout("margin")
+    )
+    assert parse_utc(value) >= now - window, (
+        f"lastReportTime of {target} advanced to {value}, earlier than one report interval "
+        f"before now ({now:%Y-%m-%dT%H:%M:%SZ}): not the time of the report"
+    )
 
 
 @then(
