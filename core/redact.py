@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hmac
 import re
 import threading
@@ -32,6 +33,31 @@ def leaks(text: str, secret: str) -> bool:
     """Whether `text` shows `secret` or any piece of it of FRAGMENT characters or more."""
     pieces = _pieces(secret)
     return any(text[i : i + FRAGMENT] in pieces for i in range(len(text) - FRAGMENT + 1))
+
+
+def encodings(secret: str) -> list[str]:
+    """The secret as it may be written down: itself, and the part of its base64 encoding that
+    depends on the secret alone, at each of the three byte offsets it may start at inside a
+    longer base64 text (a Secret's `data`, a dockerconfigjson's `auth`, a base64-encoded file)."""
+    found = [secret]
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + secret.encode()).decode()
+        core = encoded[4:-4]  # the first and last group mix in bytes that are not the secret's
+        if len(core) >= 2 * FRAGMENT:
+            found.append(core)
+    return found
+
+
+def holds(text: str, secret: str) -> bool:
+    """Whether `text` carries the whole secret, as it is or base64-encoded (unlike `leaks`, a
+    text holding another secret of the same shape, such as another token of the same issuer,
+    does not count)."""
+    return any(form in text for form in encodings(secret))
+
+
+def leaks_encoded(text: str, secret: str) -> bool:
+    """Whether `text` shows `secret` or a piece of it, as it is or base64-encoded."""
+    return any(leaks(text, form) for form in encodings(secret))
 
 
 class Redactor:

@@ -44,6 +44,7 @@ Feature: What happens when you create a Target
       Then solar-renderer pushes the agent release of "cluster-1" to the render registry
       And the agent release of "cluster-1" holds a kubeconfig for the SolAr API with the token from its Secret
       And that kubeconfig trusts the SolAr API server's certificate authority and does not skip verification
+      And the render registry holds the token of "cluster-1" only in its agent release
 
     Scenario: Flux on the target pulls and installs the agent release, like every other bound Release
       Given I have created the Target "cluster-1" in namespace "test"
@@ -56,6 +57,7 @@ Feature: What happens when you create a Target
       When I run the first-contact step for "cluster-1"
       Then the TargetReport "cluster-1" gets a lastReportTime
       And the lastReportTime of "cluster-1" was written by the agent with its own token
+      And no object on the SolAr cluster but its token Secret holds the token of "cluster-1"
 
   @spec
   Rule: From Target creation to an advancing lastReportTime

@@ -25,6 +25,7 @@ Feature: Registry isolation
     Scenario: regcred reads the Target's own charts
       When I pull the bootstrap chart of "cluster-1" with the regcred of "cluster-1"
       Then the render registry hands it out
+      And nothing the regcred of "cluster-1" can read holds SolAr's push credentials
 
     Scenario: regcred reads nothing in another namespace
       When I pull the bootstrap chart of "cluster-3" with the regcred of "cluster-1"
@@ -58,6 +59,7 @@ Feature: Registry isolation
     Scenario: A Target in another namespace cannot read the agent token
       When I pull the agent release of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
+      And the render registry holds the token of "cluster-1", "cluster-2" and "cluster-3" only in their agent releases
 
   @defined-here
   Rule: regcred only reads; nobody without a registry user reads anything

@@ -123,3 +123,10 @@ Feature: Rotating and revoking a credential (the runbook)
       When I delete the Target "cluster-1"
       Then the ServiceAccount, Role, RoleBinding, TargetReport and token Secret of "cluster-1" are gone
       And the old token of "cluster-1" is rejected within the authentication cache window
+
+    Scenario: A Target made again under the same name is delivered its own new token
+      Given the token of "cluster-1" has been replaced 3 times, each new one delivered to the render registry
+      When I delete the Target "cluster-1"
+      And I create the Target "cluster-1" in namespace "test"
+      Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And the agent release of "cluster-1" in the render registry carries the new token

@@ -10,7 +10,7 @@ from pytest_bdd import given, parsers, then
 from core.api import ApiError
 from core.clock import parse_utc
 from core.landscape import Landscape, MissingCapability
-from core.redact import leaks
+from core.redact import leaks_encoded
 from core.waiting import Waiter
 from fixtures.page.identity import agent_user, judge, report_writes, writers
 from fixtures.page.lookup import (
@@ -24,6 +24,8 @@ from fixtures.page.lookup import (
 from fixtures.plugin.actors import You
 from fixtures.plugin.hooks import requires
 from steps.common import quoted_names
+from steps.renderer import agent_release_new_token
+from steps.you import request_rotation
 
 
 @given(parsers.parse('the agent of "{target}" holds its token'))
@@ -147,6 +149,20 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
         details=lambda: _logs(landscape, namespace, target),
     )
     _not_in_the_future(landscape, waiter, target, str(seen["now"]))
+    _not_stale(landscape, waiter, target, str(seen["now"]))
+
+
+def _not_stale(landscape: Landscape, waiter: Waiter, target: str, value: str) -> None:
+    """A lastReportTime just written is the time of that report: the harness sees it advance
+    within one report interval (plus the margin) of it, so it is no older than that."""
+    now = landscape.clock.now()
+    window = timedelta(
+        seconds=landscape.contract.report_interval_seconds + waiter.timeout("margin")
+    )
+    assert parse_utc(value) >= now - window, (
+        f"lastReportTime of {target} advanced to {value}, earlier than one report interval "
+        f"before now ({now:%Y-%m-%dT%H:%M:%SZ}): not the time of the report"
+    )
 
 
 @then(
@@ -335,5 +351,23 @@ def agent_logs_hold_no_token(landscape: Landscape, you: You, target: str) -> Non
     assert token, f"{target} has no token, so this check could not fail"
     pods = landscape.agent_logs(namespace, target)
     assert pods, f"no agent pod of {target} on the target cluster"
-    showing = sorted(pod for pod, lines in pods.items() if leaks("\n".join(lines), token))
+    showing = sorted(pod for pod, lines in pods.items() if leaks_encoded("\n".join(lines), token))
     assert showing == [], f"the log of {showing} shows the agent's token, or a piece of it"
+
+
+@given(
+    parsers.parse(
+        'the token of "{target}" has been replaced {count:d} times, each new one delivered to the '
+        "render registry"
+    )
+)
+def replaced_and_delivered(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
+) -> None:
+    """Rotations on request, each waited for in the agent release the bootstrap chart points at:
+    the bootstrap chart of the Target is rendered anew each time."""
+    for _ in range(count):
+        note_token(landscape, you, waiter, target)
+        request_rotation(landscape, you, target)
+        agent_release_new_token(landscape, you, waiter, target)
+    note_token(landscape, you, waiter, target)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import timedelta
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from core.api import SOLAR_GROUP, ApiError, is_owned_by
+from core.api import KINDS, SOLAR_GROUP, ApiError, is_owned_by
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
-from core.redact import same_secret
+from core.redact import holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     TokenFacts,
@@ -508,3 +509,42 @@ def bindings_stay_in_namespace(landscape: Landscape, names: Names, namespace: st
         if b.get("spec", {}).get("targetRef", {}).get("name") not in targets
     )
     assert stray == [], f"ReleaseBindings of {ns} for Targets it does not hold: {stray}"
+
+
+@then(
+    parsers.parse(
+        'no object on the SolAr cluster but its token Secret holds the token of "{target}"'
+    )
+)
+def token_only_in_its_secret(landscape: Landscape, you: You, names: Names, target: str) -> None:
+    """Every object of every kind the harness knows, in every namespace and at cluster scope
+    (the kinds the SolAr API server does not serve are left out, as are the namespaces of other
+    scenarios): the Target's current token, as it is or base64-encoded, in the Secret its
+    condition names and nowhere else: not in an Event, a ConfigMap, an annotation, a status."""
+    namespace = you.namespace_of(target)
+    secret = token_secret(landscape, namespace, target)
+    token = token_in(landscape, secret) if secret is not None else None
+    assert secret is not None and token, f"{target} has no token, so this check could not fail"
+    home = (secret["metadata"]["namespace"], secret["metadata"]["name"])
+    holding: list[str] = []
+    seen_home = False
+    for kind in sorted(KINDS):
+        try:
+            found = landscape.solar.list(kind)
+        except ApiError as error:
+            if error.status in (404, 405):
+                continue  # not served here
+            raise
+        for obj in found:
+            meta = obj.get("metadata", {})
+            where = (meta.get("namespace", ""), meta.get("name", ""))
+            if names.of_another_scenario(where[0]):
+                continue
+            if not holds(json.dumps(obj), token):
+                continue
+            if kind == "Secret" and where == home:
+                seen_home = True
+            else:
+                holding.append(f"{kind} {'/'.join(w for w in where if w)}")
+    assert seen_home, f"the scan did not find the token of {target} in its own Secret"
+    assert holding == [], f"the token of {target} is also held by: {sorted(holding)}"

@@ -48,6 +48,24 @@ def _installed(
         return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
 
     waiter.until(what, probe, kind="flux", timeout=timeout)
+    _into_target_namespace(landscape, namespace, release)
+
+
+def _into_target_namespace(landscape: Landscape, namespace: str, release: str) -> None:
+    """A bound Release is installed where the Release says: its targetNamespace, or, where it
+    names none, the namespace of the Flux objects that install it."""
+    wanted = (
+        landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
+    )
+    for helm_release in landscape.target.list(
+        "HelmRelease", namespace, labels={landscape.contract.release_label: release}
+    ):
+        meta = helm_release["metadata"]
+        into = helm_release.get("spec", {}).get("targetNamespace") or meta["namespace"]
+        assert into == (wanted or meta["namespace"]), (
+            f"HelmRelease {meta['namespace']}/{meta['name']} installs the Release {release} into "
+            f"namespace {into}, not into its targetNamespace {wanted}"
+        )
 
 
 def scenario_objects(landscape: Landscape, names: Names, kind: str) -> list[Obj]:

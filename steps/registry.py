@@ -13,10 +13,11 @@ from core.api import ApiError, Obj
 from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
-from core.redact import same_secret
+from core.redact import holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     agent_chart,
+    artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
     pull_chart,
@@ -416,3 +417,25 @@ def source_refused(landscape: Landscape, waiter: Waiter, probe_source: Obj) -> N
         return refused and not ok, seen
 
     waiter.until("the OCIRepository reports the registry's refusal", probe, kind="flux")
+
+
+@then(parsers.parse('nothing the regcred of "{reader}" can read holds SolAr\'s push credentials'))
+def regcred_reads_no_push_credentials(
+    landscape: Landscape, you: You, names: Names, reader: str
+) -> None:
+    """Every repository regcred may read (its catalog), every tag, its manifest, config and the
+    files of every layer: none holds the push user's password, as it is or base64-encoded (a
+    dockerconfigjson's auth), or regcred could write wherever SolAr writes."""
+    client = regcred_client(landscape, you, reader)
+    _, password = landscape.push_credentials()
+    listing = [r for r in client.catalog() if not names.of_another_scenario(r.split("/", 1)[0])]
+    assert listing, f"the regcred of {reader} reads no repository, so this check could not fail"
+    holding = sorted(
+        {
+            f"{repository}:{tag}"
+            for repository in listing
+            for tag, text in artifact_texts(client, repository)
+            if holds(text, password)
+        }
+    )
+    assert holding == [], f"regcred of {reader} reads SolAr's push password in {holding}"

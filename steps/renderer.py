@@ -8,11 +8,13 @@ from pytest_bdd import given, parsers, then, when
 
 from core.landscape import Landscape
 from core.oci import RegistryClient
-from core.redact import same_secret
+from core.redact import holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     agent_chart,
     agent_release_name,
+    agent_source,
+    artifact_texts,
     bootstrap_chart,
     bound_releases,
     kubeconfig_in,
@@ -220,3 +222,45 @@ def kubeconfig_verifies_server(landscape: Landscape, you: You) -> None:
         assert kubeconfig.ca_pem.strip() == landscape.solar_ca_pem.strip(), (
             f"the kubeconfig of {target} does not carry the SolAr API server's CA"
         )
+
+
+@then(
+    parsers.re(
+        r"the render registry holds the token of (?P<targets>.+) only in (?:its|their) "
+        r"agent releases?"
+    )
+)
+def token_only_in_agent_release(landscape: Landscape, you: You, names: Names, targets: str) -> None:
+    """Every repository SolAr's push user reads, every tag, its manifest, config and the files
+    of every layer: a Target's current token (as it is or base64-encoded) only in the repository
+    of its own agent release, which its bootstrap chart points at. The registry's repositories of
+    other scenarios' namespaces are left out."""
+    client = pusher(landscape)
+    wanted = quoted_names(targets)
+    tokens: dict[str, str] = {}
+    homes: dict[str, str] = {}
+    for target in wanted:
+        namespace = you.namespace_of(target)
+        secret = token_secret(landscape, namespace, target)
+        token = token_in(landscape, secret) if secret is not None else None
+        assert token, f"{target} has no token, so this check could not fail"
+        tokens[target] = token
+        homes[target] = agent_source(landscape, client, namespace, target)[0]
+    found: dict[str, list[str]] = {target: [] for target in wanted}
+    holders: set[str] = set()
+    for repository in client.catalog():
+        if names.of_another_scenario(repository.split("/", 1)[0]):
+            continue
+        for tag, text in artifact_texts(client, repository):
+            for target, token in tokens.items():
+                if holds(text, token):
+                    holders.add(target)
+                    if repository != homes[target]:
+                        found[target].append(f"{repository}:{tag}")
+    missing = sorted(set(wanted) - holders)
+    assert missing == [], f"the render registry holds no token of {missing}: nothing was scanned"
+    elsewhere = {t: sorted(set(where)) for t, where in found.items() if where}
+    assert elsewhere == {}, (
+        "the render registry holds an agent token outside that Target's agent release: "
+        + "; ".join(f"{t} in {', '.join(w)}" for t, w in elsewhere.items())
+    )

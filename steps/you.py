@@ -13,7 +13,7 @@ from pytest_bdd import given, parsers, then, when
 from core.api import ApiError, Obj, new_object
 from core.credentials import basic_auth
 from core.landscape import Landscape
-from core.redact import leaks
+from core.redact import leaks_encoded
 from core.waiting import Waiter, WaitTimeout
 from fixtures.page.lookup import (
     credential_condition,
@@ -374,7 +374,7 @@ def failure_shows_no_token(landscape: Landscape, you: You, report_wait: WaitTime
         secret = token_secret(landscape, namespace, target)
         token = token_in(landscape, secret) if secret else None
         assert token, f"{target} has no token, so this check could not fail"
-        shown = leaks(text, token)
+        shown = leaks_encoded(text, token)
         assert not shown, "the failure message shows the agent's token, or a piece of it"
     jwt_shaped = "eyJ" in text
     assert not jwt_shaped, "the failure message shows something shaped like a token"

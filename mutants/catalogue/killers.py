@@ -76,6 +76,11 @@ EXPIRES = "Without a new token, the old one expires, the reports stop and the co
 DELETE = (
     "Deleting a Target removes its ServiceAccount, Role, RoleBinding, TargetReport and token Secret"
 )
+FLUX_INSTALLS = (
+    "Flux on the target pulls and installs the agent release, like every other bound Release"
+)
+MADE_AGAIN = "A Target made again under the same name is delivered its own new token"
+OTHER_NAMESPACE_TOKEN = "A Target in another namespace cannot read the agent token"
 
 KILLERS: dict[str, tuple[str, ...]] = {
     "controller-role-lists-targets": (GRANT,),
@@ -152,6 +157,23 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "agent-logs-token-on-failure": (WAIT_RUNS_OUT,),
     "agent-swallows-errors": (STAYS_EMPTY,),
     "agent-caches-kubeconfig": (ROTATE,),
+    # a fourth look: delivery (mutants/catalogue/hunt_delivery.py)
+    "renderer-token-in-bootstrap-values": (RENDERER,),
+    "renderer-copies-agent-to-other-namespaces": (OTHER_NAMESPACE_TOKEN,),
+    "renderer-caches-kubeconfig-in-configmap": (AGENT,),
+    "renderer-event-shows-kubeconfig": (AGENT,),
+    "renderer-push-credentials-in-agent-release": (OWN_CHARTS,),
+    "renderer-bootstrap-counter-ignores-registry": (MADE_AGAIN,),
+    "renderer-pull-secret-always-regcred": (FIRST_CONTACT,),
+    "renderer-agent-in-fixed-namespace": (FLUX_INSTALLS,),
+    "renderer-releases-in-flux-system": (BEFORE_TOKEN, BOUND_LATER),
+    "renderer-ignores-condition": (UNREVOKE, ROTATE),
+    "policy-everyone-reads-outside-namespaces": (LOOKALIKE,),
+    "policy-reader-may-write-own-namespace": (MAY_NOT,),
+    "agent-clock-an-hour-behind": (ADVANCES, EXPIRES),
+    "agent-annotates-report-with-token": (AGENT,),
+    "agent-logs-kubeconfig-base64": (WAIT_RUNS_OUT, NO_TOKEN_IN_LOGS),
+    "agent-reports-in-default-namespace": (AGENT, ADVANCES),
     "apiserver-cache-forever": (REVOKED_REJECTED,),
     "apiserver-cache-a-minute": (REVOKED_REJECTED,),
     "apiserver-no-auth-cache": (REVOKED_REJECTED,),
