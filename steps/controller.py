@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
+import json
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
-from core.api import SOLAR_GROUP, ApiError, is_owned_by
+from core.api import KINDS, SOLAR_GROUP, ApiError, is_owned_by
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
 from core.redact import same_secret
@@ -123,6 +126,101 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     )
 
 
+@then(parsers.parse('the token of "{target}" is in no other object on the SolAr API server'))
+def token_only_in_its_secret(landscape: Landscape, you: You, target: str) -> None:
+    """Every object of every kind the harness knows, in every namespace, read as the cluster's
+    admin: only the Secret the condition names holds the token (as text, or base64 in a
+    Secret's data), nor its signature (which no other token shares)."""
+    namespace = you.namespace_of(target)
+    token = _issued_token(landscape, namespace, target)
+    holder = token_secret(landscape, namespace, target)
+    assert holder is not None
+    signature = token.rsplit(".", 1)[-1]
+    encoded = base64.b64encode(token.encode()).decode()
+    found = []
+    for kind in sorted(KINDS):
+        try:
+            objects = landscape.solar.list(kind)
+        except ApiError as error:
+            if error.status in (404, 405):
+                continue
+            raise
+        for obj in objects:
+            meta = obj.get("metadata") or {}
+            if kind == "Secret" and (meta.get("namespace"), meta.get("name")) == (
+                namespace,
+                holder["metadata"]["name"],
+            ):
+                continue
+            text = json.dumps(obj)
+            if signature in text or encoded in text:
+                found.append(f"{kind} {meta.get('namespace', '')}/{meta.get('name')}")
+    assert found == [], f"the token of {target} is also in: {found}"
+
+
+HELD_CREDENTIALS = pytest.StashKey[dict[tuple[str, str], tuple[str, str]]]()
+
+
+@given("every Target on the SolAr cluster holds a token")
+def every_target_holds_a_token(
+    request: pytest.FixtureRequest, landscape: Landscape, waiter: Waiter
+) -> None:
+    """Note, for every Target the SolAr API server holds, the Secret its condition names and
+    the token in it."""
+    held: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def probe() -> tuple[bool, Any]:
+        held.clear()
+        missing = []
+        for target in landscape.solar.list("Target"):
+            namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+            secret = token_secret(landscape, namespace, name)
+            token = token_in(landscape, secret) if secret is not None else None
+            if secret is None or not token:
+                missing.append(f"{namespace}/{name}")
+                continue
+            held[(namespace, name)] = (secret["metadata"]["name"], token)
+        return missing == [] and held != {}, {"without a token": missing}
+
+    waiter.until("every Target holds a token", probe)
+    request.node.stash[HELD_CREDENTIALS] = dict(held)
+
+
+@then(
+    "every other Target keeps the Secret and the token it held, and the SolAr API server accepts "
+    "that token"
+)
+def others_keep_their_tokens(
+    request: pytest.FixtureRequest, landscape: Landscape, you: You
+) -> None:
+    """After a deletion, by what the cluster stores and authenticates: each other Target's
+    condition names the same Secret, holding the same token, which still reads its Target."""
+    held = request.node.stash.get(HELD_CREDENTIALS, None)
+    assert held, "no tokens were noted (add: Given every Target on the SolAr cluster holds a token)"
+    present = {
+        (t["metadata"]["namespace"], t["metadata"]["name"]) for t in landscape.solar.list("Target")
+    }
+    changed = []
+    for (namespace, name), (secret_name, token) in sorted(held.items()):
+        if (namespace, name) not in present:
+            continue
+        secret = token_secret(landscape, namespace, name)
+        now = token_in(landscape, secret) if secret is not None else None
+        if (
+            secret is None
+            or secret["metadata"]["name"] != secret_name
+            or not same_secret(now or "", token)
+        ):
+            changed.append(f"{namespace}/{name}: its Secret or token changed")
+            continue
+        try:
+            landscape.solar_as(token).get("Target", name, namespace)
+        except ApiError as error:
+            changed.append(f"{namespace}/{name}: its token is refused ({error.status})")
+    assert len(present & set(held)) >= 2, f"the scenario needs two other Targets: {sorted(held)}"
+    assert changed == [], f"deleting a Target touched other credentials: {changed}"
+
+
 @then("the condition message names the token's Secret and its expiry")
 def message_names_secret_and_expiry(landscape: Landscape, you: You) -> None:
     for target, namespace in you.namespaces.items():
@@ -166,6 +264,20 @@ def no_token_secret(landscape: Landscape, you: You, waiter: Waiter, target: str)
         return left == [], left
 
     waiter.until(f"the token Secret of {target} is deleted", probe)
+
+
+@then(parsers.parse('the condition message of "{target}" comes to have the error "{error}"'))
+def message_comes_to_have_error(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, error: str
+) -> None:
+    """The message carries the error of the latest attempt: wait for the next retry."""
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target) or {}
+        return error in str(condition.get("message", "")), condition
+
+    waiter.until(f"the condition message of {target} has the error {error!r}", probe)
 
 
 @then(parsers.parse('the condition message has the error "{error}"'))
@@ -416,6 +528,47 @@ def waits_grow_to_cap(landscape: Landscape, refused_token_requests: list[AuditEv
     assert max(gaps) <= cap + tolerance, f"a wait exceeds the cap of {cap:g}s: {gaps}"
 
 
+@then(
+    parsers.parse(
+        "after the success, the first wait between refused token requests for the agent of "
+        '"{target}" is the profile\'s initial wait'
+    )
+)
+def backoff_starts_afresh(
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    refused_token_requests: list[AuditEvent],
+    target: str,
+) -> None:
+    """A success ends the backoff: the next failures start again from the initial wait (the
+    refusals counted from the last TokenRequest that succeeded)."""
+    namespace = you.namespace_of(target)
+    account = agent_service_account(landscape, namespace, target)
+    assert account is not None, f"no ServiceAccount of {target}"
+    initial = landscape.contract.mint_backoff_initial_seconds
+    tolerance = max(2.0, landscape.contract.mint_backoff_cap_seconds / 10)
+    budget = landscape.contract.mint_backoff_cap_seconds * 2 + waiter.timeout("reconcile")
+    assert refused_token_requests, "no token request was refused before the success"
+
+    def after_success() -> list[AuditEvent]:
+        requests = token_requests(landscape, namespace, account)
+        last_success = max((i for i, e in enumerate(requests) if e.code < 400), default=-1)
+        return [e for e in requests[last_success + 1 :] if e.code >= 400]
+
+    def probe() -> tuple[bool, Any]:
+        refused = after_success()
+        return len(refused) >= 2, [f"{e.at:%H:%M:%S.%f}" for e in refused]
+
+    waiter.until(f"two refused TokenRequests for {target} after a success", probe, timeout=budget)
+    first, second = after_success()[:2]
+    gap = (second.at - first.at).total_seconds()
+    assert gap <= initial + tolerance, (
+        f"after a successful mint the first retry came {gap:.1f}s after the refusal; the "
+        f"profile's initial wait is {initial:g}s: the backoff did not start afresh"
+    )
+
+
 @then(parsers.parse('every refused token request is a Warning event on the Target "{target}"'))
 def refusals_are_events(
     landscape: Landscape,
@@ -423,15 +576,26 @@ def refusals_are_events(
     waiter: Waiter,
     target: str,
 ) -> None:
+    """On the Target as `kubectl describe target` finds its events: by kind, name, namespace
+    and uid (an event with another object's uid is not shown with the Target)."""
     namespace = you.namespace_of(target)
+    uid = landscape.solar.get("Target", target, namespace)["metadata"]["uid"]
+
+    def about_the_target(event: Any) -> bool:
+        involved = event.get("involvedObject") or {}
+        return (
+            involved.get("kind") == "Target"
+            and involved.get("name") == target
+            and involved.get("namespace", namespace) == namespace
+            and involved.get("uid") == uid
+        )
 
     def probe() -> tuple[bool, Any]:
         refused = len(_refused_token_requests(landscape, namespace, target))
         events = [
             e
             for e in landscape.solar.list("Event", namespace)
-            if e.get("involvedObject", {}).get("kind") == "Target"
-            and e.get("involvedObject", {}).get("name") == target
+            if about_the_target(e)
             and e.get("type") == "Warning"
             and e.get("reason") == landscape.contract.mint_failed_event_reason
         ]
@@ -465,6 +629,7 @@ def each_bound(landscape: Landscape, you: You, waiter: Waiter, targets: str) -> 
         _bound_to_agent(landscape, waiter, you.namespace_of(target), target)
 
 
+@given(parsers.parse('"{target}" is bound to the Release "{release}"'))
 @then(parsers.parse('"{target}" is bound to the Release "{release}"'))
 def bound_to_release(
     landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
@@ -484,6 +649,19 @@ def not_bound_to_release(
 ) -> None:
     releases = bound_releases(landscape, you.namespace_of(target), target)
     assert names.release(release) not in releases, f"{target} is bound to {releases}"
+
+
+@then(parsers.parse('"{target}" is no longer bound to the Release "{release}"'))
+def no_longer_bound(
+    landscape: Landscape, you: You, waiter: Waiter, names: Names, target: str, release: str
+) -> None:
+    namespace, wanted = you.namespace_of(target), names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        releases = bound_releases(landscape, namespace, target)
+        return wanted not in releases, releases
+
+    waiter.until(f"{target} is no longer bound to {wanted}", probe)
 
 
 @then(parsers.parse('"{target}" is bound to no Release'))

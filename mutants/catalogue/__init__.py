@@ -9,6 +9,7 @@ from mutants.catalogue import (
     agent,
     apiserver,
     credential,
+    hunt_controller,
     mint,
     profiles,
     registry,
@@ -17,7 +18,17 @@ from mutants.catalogue import (
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
 
-del access, agent, apiserver, credential, mint, profiles, registry, renderer  # register mutants
+del (
+    access,
+    agent,
+    apiserver,
+    credential,
+    hunt_controller,
+    mint,
+    profiles,
+    registry,
+    renderer,
+)  # register mutants
 
 
 def all_mutants() -> list[Mutant]:

@@ -77,6 +77,8 @@ DELETE = (
     "Deleting a Target removes its ServiceAccount, Role, RoleBinding, TargetReport and token Secret"
 )
 
+OTHERS_KEPT = "Deleting a Target leaves the credentials of the other Targets as they were"
+
 KILLERS: dict[str, tuple[str, ...]] = {
     "controller-role-lists-targets": (GRANT,),
     "controller-role-any-targetreport": (GRANT,),
@@ -207,4 +209,29 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-revokes-case-insensitively": (NOT_REVOKED,),
     "rules-review-hides-secrets-in-default": (GRANT,),
     "controller-mints-for-another-audience": (AGENT,),
+    # a fourth look: the controller and the scope
+    "controller-transition-time-on-every-change": (ROTATE,),
+    "controller-transition-time-never-moves": (REVOKE,),
+    "controller-transition-time-of-the-target": (RETRIES, REVOKE),
+    "controller-drops-other-conditions": (OUTLINE,),
+    "controller-condition-appended": (OUTLINE,),
+    "controller-event-about-the-serviceaccount": (BACKOFF,),
+    "controller-event-normal": (BACKOFF,),
+    "controller-backoff-kept-after-success": (
+        "After a successful mint, the next failures back off from the initial wait again",
+    ),
+    "controller-mint-error-of-the-first-attempt": (
+        "The MintFailed message has the error of the latest attempt",
+    ),
+    "controller-deletion-takes-namesakes": (OTHERS_KEPT,),
+    "controller-deletion-takes-the-namespace": (OTHERS_KEPT,),
+    "controller-token-in-event": (CONTROLLER,),
+    "controller-token-in-target-annotation": (CONTROLLER,),
+    "controller-role-watches-own-target": (GRANT,),
+    "controller-role-deletes-own-report": (GRANT,),
+    "controller-binds-namespace-serviceaccounts": (GRANT,),
+    "profile-never-unbinds": (
+        "A Target that no longer carries the selected label is no longer bound",
+    ),
+    "profile-status-counts-bindings": (STATUS,),
 }
