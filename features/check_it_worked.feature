@@ -73,14 +73,6 @@ Feature: Check that it worked
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       And the Secret named in the condition message holds a token for the agent of "cluster-1"
 
-    Scenario: The MintFailed message has the error of the latest attempt
-      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
-      And I have created the Target "cluster-1" in namespace "test"
-      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
-      When the SolAr API server denies token requests in namespace "test" with "token quota exceeded" instead
-      Then the condition message of "cluster-1" comes to have the error "token quota exceeded"
-      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
-
   @defined-here @fault
   Rule: MintFailed: every failure is a Warning event, and the retries back off up to a cap for as long as the cause lasts
 

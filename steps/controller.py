@@ -266,20 +266,6 @@ def no_token_secret(landscape: Landscape, you: You, waiter: Waiter, target: str)
     waiter.until(f"the token Secret of {target} is deleted", probe)
 
 
-@then(parsers.parse('the condition message of "{target}" comes to have the error "{error}"'))
-def message_comes_to_have_error(
-    landscape: Landscape, you: You, waiter: Waiter, target: str, error: str
-) -> None:
-    """The message carries the error of the latest attempt: wait for the next retry."""
-    namespace = you.namespace_of(target)
-
-    def probe() -> tuple[bool, Any]:
-        condition = credential_condition(landscape, namespace, target) or {}
-        return error in str(condition.get("message", "")), condition
-
-    waiter.until(f"the condition message of {target} has the error {error!r}", probe)
-
-
 @then(parsers.parse('the condition message has the error "{error}"'))
 def message_has_error(landscape: Landscape, you: You, error: str) -> None:
     for target, namespace in you.namespaces.items():

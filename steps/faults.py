@@ -47,25 +47,6 @@ def deny_tokens(
     _inject(cleanup, active_faults, "deny-tokens", undo)
 
 
-@when(
-    parsers.parse(
-        'the SolAr API server denies token requests in namespace "{namespace}" with "{message}" '
-        "instead"
-    )
-)
-def deny_tokens_otherwise(
-    landscape: Landscape,
-    names: Names,
-    cleanup: ExitStack,
-    active_faults: ActiveFaults,
-    namespace: str,
-    message: str,
-) -> None:
-    assert "deny-tokens" in active_faults, "no denial of token requests is in force"
-    active_faults.pop("deny-tokens")()
-    deny_tokens(landscape, names, cleanup, active_faults, namespace, message)
-
-
 @given("the SolAr API server accepts token requests again")
 @when("the SolAr API server accepts token requests again")
 def accept_tokens(active_faults: ActiveFaults) -> None:

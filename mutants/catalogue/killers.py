@@ -220,9 +220,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-backoff-kept-after-success": (
         "After a successful mint, the next failures back off from the initial wait again",
     ),
-    "controller-mint-error-of-the-first-attempt": (
-        "The MintFailed message has the error of the latest attempt",
-    ),
+    "controller-mint-error-of-the-first-attempt": (RETRIES,),
     "controller-deletion-takes-namesakes": (OTHERS_KEPT,),
     "controller-deletion-takes-the-namespace": (OTHERS_KEPT,),
     "controller-token-in-event": (CONTROLLER,),
