@@ -84,6 +84,16 @@ Feature: Check that it worked
       And every refused token request is a Warning event on the Target "cluster-1"
       And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
 
+    Scenario: After a successful mint, the next failures back off from the initial wait again
+      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      And I have created the Target "cluster-1" in namespace "test"
+      And the SolAr API server has refused 4 token requests for the agent of "cluster-1"
+      And the SolAr API server accepts token requests again
+      And AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
+      And the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      When I request a new credential for "cluster-1"
+      Then after the success, the first wait between refused token requests for the agent of "cluster-1" is the profile's initial wait
+
     Scenario: A mint failing for one Target does not hold back the Targets of another namespace
       Given the operator has set up the solar-agent in namespace "other"
       And the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"

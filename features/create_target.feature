@@ -38,6 +38,7 @@ Feature: What happens when you create a Target
       Then solar-controller-manager mints a token for "cluster-1" into a Secret
       And the token authenticates as a ServiceAccount that a RoleBinding binds to a Role for "cluster-1"
       And solar-controller-manager creates an empty TargetReport "cluster-1"
+      And the token of "cluster-1" is in no other object on the SolAr API server
 
     Scenario: solar-renderer renders the agent release with the kubeconfig and the token
       When I create the Target "cluster-1" in namespace "test"
@@ -57,7 +58,7 @@ Feature: What happens when you create a Target
       When I run the first-contact step for "cluster-1"
       Then the TargetReport "cluster-1" gets a lastReportTime
       And the lastReportTime of "cluster-1" was written by the agent with its own token
-      And no object on the SolAr cluster but its token Secret holds the token of "cluster-1"
+      And the token of "cluster-1" is in no other object on the SolAr API server
 
   @spec
   Rule: From Target creation to an advancing lastReportTime
@@ -132,6 +133,14 @@ Feature: What happens when you create a Target
       And "cluster-2" is bound to the agent Release
       And "cluster-2" is not bound to the Release "podinfo"
       And the bootstrap charts of "cluster-1" and "cluster-2" carry exactly the Releases bound to each
+
+    Scenario: A Target that no longer carries the selected label is no longer bound
+      Given the operator has a Profile for the Release "podinfo" in namespace "test" that selects "tier=edge"
+      And I have created the Target "cluster-1" in namespace "test" labelled "tier=edge"
+      And "cluster-1" is bound to the Release "podinfo"
+      When I remove the label "tier" from the Target "cluster-1"
+      Then "cluster-1" is no longer bound to the Release "podinfo"
+      And "cluster-1" is bound to the agent Release
 
     Scenario: The Profile's status counts the Targets of its own namespace
       Given namespace "other" holds no solar-agent setup

@@ -33,6 +33,7 @@ Feature: Rotating and revoking a credential (the runbook)
     And I have run the first-contact step for "cluster-1"
     And the TargetReport "cluster-1" gets a lastReportTime
     And the agent of "cluster-1" holds its token
+    And AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
 
   @fault
   Rule: Revoke
@@ -50,6 +51,7 @@ Feature: Rotating and revoking a credential (the runbook)
 
     Scenario: Removing the annotation issues a new token and the agent reports again
       Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
+      And AgentCredentialReady of "cluster-1" is "False" with reason "Revoked"
       And the old token of "cluster-1" is rejected within the authentication cache window
       When I remove the annotation "solar.opendefense.cloud/agent-credential" from the Target "cluster-1"
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
@@ -82,6 +84,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And Flux on the target upgrades the agent release of "cluster-1"
       And the lastReportTime of "cluster-1" advances with the next report
       And solar-controller-manager has minted exactly one new token for "cluster-1"
+      And the lastTransitionTime of AgentCredentialReady of "cluster-1" has not moved, as its status stayed "True"
 
     Scenario: Every rotation request replaces the token, not only the first
       Given I have requested a new credential for "cluster-1"
@@ -130,3 +133,12 @@ Feature: Rotating and revoking a credential (the runbook)
       And I create the Target "cluster-1" in namespace "test"
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       And the agent release of "cluster-1" in the render registry carries the new token
+
+    Scenario: Deleting a Target leaves the credentials of the other Targets as they were
+      Given namespace "other" holds no solar-agent setup
+      And a Target of the same name, "cluster-1", in namespace "other" has its own credential
+      And I have created the Target "cluster-2" in namespace "test"
+      And every Target on the SolAr cluster holds a token
+      When I delete the Target "cluster-1"
+      Then the old token of "cluster-1" is rejected within the authentication cache window
+      And every other Target keeps the Secret and the token it held, and the SolAr API server accepts that token

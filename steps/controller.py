@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from core.api import KINDS, SOLAR_GROUP, ApiError, is_owned_by
@@ -122,6 +123,69 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     assert facts.bound_secret == secret["metadata"]["name"], (
         f"the token is bound to {facts.bound_secret}, not to its Secret"
     )
+
+
+HELD_CREDENTIALS = pytest.StashKey[dict[tuple[str, str], tuple[str, str]]]()
+
+
+@given("every Target on the SolAr cluster holds a token")
+def every_target_holds_a_token(
+    request: pytest.FixtureRequest, landscape: Landscape, waiter: Waiter
+) -> None:
+    """Note, for every Target the SolAr API server holds, the Secret its condition names and
+    the token in it."""
+    held: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def probe() -> tuple[bool, Any]:
+        held.clear()
+        missing = []
+        for target in landscape.solar.list("Target"):
+            namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+            secret = token_secret(landscape, namespace, name)
+            token = token_in(landscape, secret) if secret is not None else None
+            if secret is None or not token:
+                missing.append(f"{namespace}/{name}")
+                continue
+            held[(namespace, name)] = (secret["metadata"]["name"], token)
+        return missing == [] and held != {}, {"without a token": missing}
+
+    waiter.until("every Target holds a token", probe)
+    request.node.stash[HELD_CREDENTIALS] = dict(held)
+
+
+@then(
+    "every other Target keeps the Secret and the token it held, and the SolAr API server accepts "
+    "that token"
+)
+def others_keep_their_tokens(
+    request: pytest.FixtureRequest, landscape: Landscape, you: You
+) -> None:
+    """After a deletion, by what the cluster stores and authenticates: each other Target's
+    condition names the same Secret, holding the same token, which still reads its Target."""
+    held = request.node.stash.get(HELD_CREDENTIALS, None)
+    assert held, "no tokens were noted (add: Given every Target on the SolAr cluster holds a token)"
+    present = {
+        (t["metadata"]["namespace"], t["metadata"]["name"]) for t in landscape.solar.list("Target")
+    }
+    changed = []
+    for (namespace, name), (secret_name, token) in sorted(held.items()):
+        if (namespace, name) not in present:
+            continue
+        secret = token_secret(landscape, namespace, name)
+        now = token_in(landscape, secret) if secret is not None else None
+        if (
+            secret is None
+            or secret["metadata"]["name"] != secret_name
+            or not same_secret(now or "", token)
+        ):
+            changed.append(f"{namespace}/{name}: its Secret or token changed")
+            continue
+        try:
+            landscape.solar_as(token).get("Target", name, namespace)
+        except ApiError as error:
+            changed.append(f"{namespace}/{name}: its token is refused ({error.status})")
+    assert len(present & set(held)) >= 2, f"the scenario needs two other Targets: {sorted(held)}"
+    assert changed == [], f"deleting a Target touched other credentials: {changed}"
 
 
 @then("the condition message names the token's Secret and its expiry")
@@ -417,6 +481,47 @@ def waits_grow_to_cap(landscape: Landscape, refused_token_requests: list[AuditEv
     assert max(gaps) <= cap + tolerance, f"a wait exceeds the cap of {cap:g}s: {gaps}"
 
 
+@then(
+    parsers.parse(
+        "after the success, the first wait between refused token requests for the agent of "
+        '"{target}" is the profile\'s initial wait'
+    )
+)
+def backoff_starts_afresh(
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    refused_token_requests: list[AuditEvent],
+    target: str,
+) -> None:
+    """A success ends the backoff: the next failures start again from the initial wait (the
+    refusals counted from the last TokenRequest that succeeded)."""
+    namespace = you.namespace_of(target)
+    account = agent_service_account(landscape, namespace, target)
+    assert account is not None, f"no ServiceAccount of {target}"
+    initial = landscape.contract.mint_backoff_initial_seconds
+    tolerance = max(2.0, landscape.contract.mint_backoff_cap_seconds / 10)
+    budget = landscape.contract.mint_backoff_cap_seconds * 2 + waiter.timeout("reconcile")
+    assert refused_token_requests, "no token request was refused before the success"
+
+    def after_success() -> list[AuditEvent]:
+        requests = token_requests(landscape, namespace, account)
+        last_success = max((i for i, e in enumerate(requests) if e.code < 400), default=-1)
+        return [e for e in requests[last_success + 1 :] if e.code >= 400]
+
+    def probe() -> tuple[bool, Any]:
+        refused = after_success()
+        return len(refused) >= 2, [f"{e.at:%H:%M:%S.%f}" for e in refused]
+
+    waiter.until(f"two refused TokenRequests for {target} after a success", probe, timeout=budget)
+    first, second = after_success()[:2]
+    gap = (second.at - first.at).total_seconds()
+    assert gap <= initial + tolerance, (
+        f"after a successful mint the first retry came {gap:.1f}s after the refusal; the "
+        f"profile's initial wait is {initial:g}s: the backoff did not start afresh"
+    )
+
+
 @then(parsers.parse('every refused token request is a Warning event on the Target "{target}"'))
 def refusals_are_events(
     landscape: Landscape,
@@ -424,15 +529,26 @@ def refusals_are_events(
     waiter: Waiter,
     target: str,
 ) -> None:
+    """On the Target as `kubectl describe target` finds its events: by kind, name, namespace
+    and uid (an event with another object's uid is not shown with the Target)."""
     namespace = you.namespace_of(target)
+    uid = landscape.solar.get("Target", target, namespace)["metadata"]["uid"]
+
+    def about_the_target(event: Any) -> bool:
+        involved = event.get("involvedObject") or {}
+        return (
+            involved.get("kind") == "Target"
+            and involved.get("name") == target
+            and involved.get("namespace", namespace) == namespace
+            and involved.get("uid") == uid
+        )
 
     def probe() -> tuple[bool, Any]:
         refused = len(_refused_token_requests(landscape, namespace, target))
         events = [
             e
             for e in landscape.solar.list("Event", namespace)
-            if e.get("involvedObject", {}).get("kind") == "Target"
-            and e.get("involvedObject", {}).get("name") == target
+            if about_the_target(e)
             and e.get("type") == "Warning"
             and e.get("reason") == landscape.contract.mint_failed_event_reason
         ]
@@ -466,6 +582,7 @@ def each_bound(landscape: Landscape, you: You, waiter: Waiter, targets: str) -> 
         _bound_to_agent(landscape, waiter, you.namespace_of(target), target)
 
 
+@given(parsers.parse('"{target}" is bound to the Release "{release}"'))
 @then(parsers.parse('"{target}" is bound to the Release "{release}"'))
 def bound_to_release(
     landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
@@ -485,6 +602,19 @@ def not_bound_to_release(
 ) -> None:
     releases = bound_releases(landscape, you.namespace_of(target), target)
     assert names.release(release) not in releases, f"{target} is bound to {releases}"
+
+
+@then(parsers.parse('"{target}" is no longer bound to the Release "{release}"'))
+def no_longer_bound(
+    landscape: Landscape, you: You, waiter: Waiter, names: Names, target: str, release: str
+) -> None:
+    namespace, wanted = you.namespace_of(target), names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        releases = bound_releases(landscape, namespace, target)
+        return wanted not in releases, releases
+
+    waiter.until(f"{target} is no longer bound to {wanted}", probe)
 
 
 @then(parsers.parse('"{target}" is bound to no Release'))
@@ -511,16 +641,13 @@ def bindings_stay_in_namespace(landscape: Landscape, names: Names, namespace: st
     assert stray == [], f"ReleaseBindings of {ns} for Targets it does not hold: {stray}"
 
 
-@then(
-    parsers.parse(
-        'no object on the SolAr cluster but its token Secret holds the token of "{target}"'
-    )
-)
+@then(parsers.parse('the token of "{target}" is in no other object on the SolAr API server'))
 def token_only_in_its_secret(landscape: Landscape, you: You, names: Names, target: str) -> None:
     """Every object of every kind the harness knows, in every namespace and at cluster scope
     (the kinds the SolAr API server does not serve are left out, as are the namespaces of other
     scenarios): the Target's current token, as it is or base64-encoded, in the Secret its
-    condition names and nowhere else: not in an Event, a ConfigMap, an annotation, a status."""
+    condition names and nowhere else: not in an Event, a ConfigMap, an annotation, a status;
+    nor its signature, which no other token shares."""
     namespace = you.namespace_of(target)
     secret = token_secret(landscape, namespace, target)
     token = token_in(landscape, secret) if secret is not None else None
@@ -540,7 +667,8 @@ def token_only_in_its_secret(landscape: Landscape, you: You, names: Names, targe
             where = (meta.get("namespace", ""), meta.get("name", ""))
             if names.of_another_scenario(where[0]):
                 continue
-            if not holds(json.dumps(obj), token):
+            text = json.dumps(obj)
+            if not (holds(text, token) or token.rsplit(".", 1)[-1] in text):
                 continue
             if kind == "Secret" and where == home:
                 seen_home = True

@@ -47,6 +47,7 @@ def deny_tokens(
     _inject(cleanup, active_faults, "deny-tokens", undo)
 
 
+@given("the SolAr API server accepts token requests again")
 @when("the SolAr API server accepts token requests again")
 def accept_tokens(active_faults: ActiveFaults) -> None:
     assert "deny-tokens" in active_faults, "no denial of token requests is in force"

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
 
 from core.api import ApiError, Obj, new_object
+from core.clock import parse_utc, utc
 from core.credentials import basic_auth
 from core.landscape import Landscape
 from core.redact import leaks_encoded
@@ -78,6 +80,11 @@ def i_create_target(
     create_target(you, namespace, target, creation_annotations)
 
 
+@given(
+    parsers.parse(
+        'I have created the Target "{target}" in namespace "{namespace}" labelled "{labels}"'
+    )
+)
 @when(
     parsers.parse('I create the Target "{target}" in namespace "{namespace}" labelled "{labels}"')
 )
@@ -255,6 +262,13 @@ def remove_annotation(you: You, target: str, key: str) -> None:
     )
 
 
+@when(parsers.parse('I remove the label "{key}" from the Target "{target}"'))
+def remove_label(you: You, target: str, key: str) -> None:
+    you.solar.patch(
+        "Target", target, you.namespace_of(target), {"metadata": {"labels": {key: None}}}
+    )
+
+
 @given(parsers.parse('I have requested a new credential for "{target}"'))
 @when(parsers.parse('I request a new credential for "{target}"'))
 def request_rotation(landscape: Landscape, you: You, target: str) -> None:
@@ -268,12 +282,48 @@ def request_rotation(landscape: Landscape, you: You, target: str) -> None:
 
 
 # --- check that it worked ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SeenCondition:
+    """AgentCredentialReady as a step saw it: its status, its lastTransitionTime, and when."""
+
+    status: str
+    transition: datetime
+    seen_at: datetime
+
+
+SEEN_CONDITIONS = pytest.StashKey[dict[str, SeenCondition]]()
+
+
+def seen_conditions(request: pytest.FixtureRequest) -> dict[str, SeenCondition]:
+    """Target -> the last AgentCredentialReady a step of this scenario saw on it."""
+    seen: dict[str, SeenCondition] = request.node.stash.setdefault(SEEN_CONDITIONS, {})
+    return seen
+
+
+def _transition_time(condition: Obj) -> datetime:
+    text = condition.get("lastTransitionTime")
+    assert isinstance(text, str), f"the condition has no lastTransitionTime: {condition}"
+    try:
+        return parse_utc(text)
+    except ValueError:
+        raise AssertionError(f"lastTransitionTime is not an RFC 3339 UTC time: {text!r}") from None
+
+
 @given(parsers.parse('AgentCredentialReady of "{target}" is "{status}" with reason "{reason}"'))
 @then(parsers.parse('AgentCredentialReady of "{target}" is "{status}" with reason "{reason}"'))
 def credential_condition_is(
-    landscape: Landscape, you: You, waiter: Waiter, target: str, status: str, reason: str
+    request: pytest.FixtureRequest,
+    landscape: Landscape,
+    you: You,
+    waiter: Waiter,
+    target: str,
+    status: str,
+    reason: str,
 ) -> None:
+    """Also: the Target carries exactly one AgentCredentialReady, and its lastTransitionTime
+    is the time its status last changed: not before the scenario last saw another status."""
     namespace = you.namespace_of(target)
+    kind = landscape.contract.condition_type
 
     def probe() -> tuple[bool, Any]:
         condition = credential_condition(landscape, namespace, target)
@@ -283,7 +333,44 @@ def credential_condition_is(
         )
         return ok, condition
 
-    waiter.until(f"{landscape.contract.condition_type} of {target} is {status}/{reason}", probe)
+    waiter.until(f"{kind} of {target} is {status}/{reason}", probe)
+    seen_at = landscape.clock.now()
+    obj = landscape.solar.get("Target", target, namespace)
+    mine = [c for c in obj.get("status", {}).get("conditions") or [] if c.get("type") == kind]
+    assert len(mine) == 1, f"the Target {target} carries {len(mine)} {kind} conditions: {mine}"
+    transition = _transition_time(mine[0])
+    before = seen_conditions(request).get(target)
+    if before is not None and before.status != mine[0]["status"]:
+        # RFC 3339 times carry whole seconds: the transition is in the second seen or later.
+        assert transition >= before.seen_at.replace(microsecond=0), (
+            f"{kind} of {target} changed from {before.status} (seen at {utc(before.seen_at)}) "
+            f"to {mine[0]['status']}, but its lastTransitionTime is {utc(transition)}"
+        )
+    seen_conditions(request)[target] = SeenCondition(mine[0]["status"], transition, seen_at)
+
+
+@then(
+    parsers.parse(
+        'the lastTransitionTime of AgentCredentialReady of "{target}" has not moved, as its '
+        'status stayed "{status}"'
+    )
+)
+def transition_time_kept(
+    request: pytest.FixtureRequest, landscape: Landscape, you: You, target: str, status: str
+) -> None:
+    """A condition whose status does not change keeps its lastTransitionTime (a new message, a
+    new Secret, is no transition)."""
+    before = seen_conditions(request).get(target)
+    assert before is not None and before.status == status, (
+        f"the scenario has not seen AgentCredentialReady of {target} as {status} before "
+        f'(add: Given AgentCredentialReady of "{target}" is ...): {before}'
+    )
+    condition = credential_condition(landscape, you.namespace_of(target), target) or {}
+    assert condition.get("status") == status, f"the condition is now {condition}"
+    assert _transition_time(condition) == before.transition, (
+        f"lastTransitionTime of {target} moved from {utc(before.transition)} to "
+        f"{condition.get('lastTransitionTime')} while the status stayed {status}: {condition}"
+    )
 
 
 @then(

@@ -9,6 +9,7 @@ from mutants.catalogue import (
     agent,
     apiserver,
     credential,
+    hunt_controller,
     hunt_delivery,
     mint,
     profiles,
@@ -18,8 +19,18 @@ from mutants.catalogue import (
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
 
-# imported to register their mutants
-del access, agent, apiserver, credential, hunt_delivery, mint, profiles, registry, renderer
+del (
+    access,
+    agent,
+    apiserver,
+    credential,
+    hunt_controller,
+    hunt_delivery,
+    mint,
+    profiles,
+    registry,
+    renderer,
+)  # imported to register their mutants
 
 
 def all_mutants() -> list[Mutant]:

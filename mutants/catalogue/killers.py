@@ -82,6 +82,8 @@ FLUX_INSTALLS = (
 MADE_AGAIN = "A Target made again under the same name is delivered its own new token"
 OTHER_NAMESPACE_TOKEN = "A Target in another namespace cannot read the agent token"
 
+OTHERS_KEPT = "Deleting a Target leaves the credentials of the other Targets as they were"
+
 KILLERS: dict[str, tuple[str, ...]] = {
     "controller-role-lists-targets": (GRANT,),
     "controller-role-any-targetreport": (GRANT,),
@@ -229,4 +231,26 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-revokes-case-insensitively": (NOT_REVOKED,),
     "rules-review-hides-secrets-in-default": (GRANT,),
     "controller-mints-for-another-audience": (AGENT,),
+    # a fourth look: the controller and the scope
+    "controller-transition-time-on-every-change": (ROTATE,),
+    "controller-transition-time-never-moves": (REVOKE,),
+    "controller-transition-time-of-the-target": (RETRIES, REVOKE),
+    "controller-drops-other-conditions": (OUTLINE,),
+    "controller-condition-appended": (OUTLINE,),
+    "controller-event-about-the-serviceaccount": (BACKOFF,),
+    "controller-event-normal": (BACKOFF,),
+    "controller-backoff-kept-after-success": (
+        "After a successful mint, the next failures back off from the initial wait again",
+    ),
+    "controller-deletion-takes-namesakes": (OTHERS_KEPT,),
+    "controller-deletion-takes-the-namespace": (OTHERS_KEPT,),
+    "controller-token-in-event": (CONTROLLER,),
+    "controller-token-in-target-annotation": (CONTROLLER,),
+    "controller-role-watches-own-target": (GRANT,),
+    "controller-role-deletes-own-report": (GRANT,),
+    "controller-binds-namespace-serviceaccounts": (GRANT,),
+    "profile-never-unbinds": (
+        "A Target that no longer carries the selected label is no longer bound",
+    ),
+    "profile-status-counts-bindings": (STATUS,),
 }
