@@ -43,12 +43,17 @@ def _once(original: Any) -> Any:
     f"{A}.report",
 )
 def _ahead(original: Any) -> Any:
+    return agent_clock_off_by(original, timedelta(hours=1))
+
+
+def agent_clock_off_by(original: Any, offset: timedelta) -> Any:
+    """The agent's `report` with its clock `offset` from the landscape's."""
     from core.clock import SkewedClock
 
     def report(self: Any, solar: Any) -> None:
         clock = self.clock
         skewed = SkewedClock(clock)
-        skewed.offset = timedelta(hours=1)
+        skewed.offset = offset
         self.clock = skewed
         try:
             original(self, solar)

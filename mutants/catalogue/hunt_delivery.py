@@ -7,6 +7,7 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
+from mutants.catalogue.agent import agent_clock_off_by
 from mutants.model import mutant
 
 R = "simulators.reference.renderer:Renderer"
@@ -299,19 +300,7 @@ def _reader_writes(original: Any) -> Any:
     f"{A}.report",
 )
 def _behind(original: Any) -> Any:
-    from core.clock import SkewedClock
-
-    def report(self: Any, solar: Any) -> None:
-        clock = self.clock
-        skewed = SkewedClock(clock)
-        skewed.offset = timedelta(hours=-1)
-        self.clock = skewed
-        try:
-            original(self, solar)
-        finally:
-            self.clock = clock
-
-    return report
+    return agent_clock_off_by(original, timedelta(hours=-1))
 
 
 @mutant(
