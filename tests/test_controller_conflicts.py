@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.api import ClusterAPI, Obj, find_condition, new_object
+from core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
 from core.clock import SkewedClock, VirtualClock
 from core.contract import Contract
 from simulators.memory.cluster import InMemoryCluster
@@ -138,3 +138,24 @@ def test_a_deleted_target_is_forgotten_and_a_new_one_of_its_name_starts_afresh()
     condition = find_condition(target, Contract().condition_type) or {}
     assert condition.get("status") == "True", f"the new Target's condition: {condition}"
     assert first not in str(condition.get("message")), "the new Target names the old Secret"
+
+
+def test_a_target_made_again_between_two_passes_does_not_wait_out_the_old_backoff(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    controller, client, _clock, admin = _controller(races=0)
+    admin.delete("Target", TARGET, NAMESPACE)
+    admin.create(new_object("Target", TARGET, NAMESPACE, spec={"userdata": {}}))
+
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        raise ApiError(403, "Forbidden", "token requests are refused here")
+
+    with monkeypatch.context() as refusing:
+        refusing.setattr(client, "create_token", refused)
+        controller.reconcile_all()  # a failed mint: the next attempt waits out the backoff
+    admin.delete("Target", TARGET, NAMESPACE)
+    admin.create(new_object("Target", TARGET, NAMESPACE, spec={"userdata": {}}))
+    controller.reconcile_all()  # no time has passed: only another Target may mint now
+    target = admin.get("Target", TARGET, NAMESPACE)
+    condition = find_condition(target, Contract().condition_type) or {}
+    assert condition.get("status") == "True", f"the new Target's condition: {condition}"

@@ -84,6 +84,9 @@ class CredentialController:
     # The Secret each Target's last token was minted into: if reporting it failed, the condition
     # still names the old Secret, and taking that one as current would rotate a second time.
     _minted: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The uid of the Target that state belongs to: a Target deleted and made again under the same
+    # name between two passes is another Target, and starts afresh.
+    _uids: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def reconcile_all(self) -> float:
         delay = self.config.resync_seconds
@@ -100,16 +103,21 @@ class CredentialController:
 
     def remembered(self) -> set[tuple[str, str]]:
         """The Targets this controller keeps state of (last minted Secret, mint backoff)."""
-        return set(self._minted) | set(self._backoff)
+        return set(self._minted) | set(self._backoff) | set(self._uids)
 
     def forget(self, namespace: str, name: str) -> None:
         """Drop what this controller remembers of a Target that is gone."""
         self._minted.pop((namespace, name), None)
         self._backoff.pop((namespace, name), None)
+        self._uids.pop((namespace, name), None)
 
     def reconcile(self, target: Obj) -> float:
         namespace = target["metadata"]["namespace"]
         name = target["metadata"]["name"]
+        uid = str(target["metadata"].get("uid", ""))
+        if self._uids.get((namespace, name), uid) != uid:
+            self.forget(namespace, name)
+        self._uids[(namespace, name)] = uid
         names = CredentialNames.for_target(name)
         labels = self.contract.credential_labels(name)
         self._ensure_access(target, names, labels)
