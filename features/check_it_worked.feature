@@ -100,7 +100,9 @@ Feature: Check that it worked
       And I have created the Target "cluster-1" in namespace "test"
       And the SolAr API server has refused 6 token requests for the agent of "cluster-1"
       When I create the Target "cluster-3" in namespace "other"
+      And I create a Target of the same name, "cluster-1", in namespace "other"
       Then AgentCredentialReady of "cluster-3" is "True" with reason "Issued" within 10 seconds
+      And AgentCredentialReady of the Target "cluster-1" in namespace "other" is "True" with reason "Issued" within 10 seconds
 
   @spec
   Rule: lastReportTime is empty until the first report and then advances with every report

@@ -113,15 +113,37 @@ def namesake_target(
     """A second Target named like one of the scenario's, in another namespace. It is kept out of
     `you.namespaces` (which knows a Target by its name): the scenario's steps keep meaning the
     first one, and the scope check tries the token on this one as "other ns: own name"."""
+    create_namesake(you, target, namespace)
+    _namesake_issued(landscape, waiter, target, you.names.namespace(namespace), None)
+
+
+@when(parsers.parse('I create a Target of the same name, "{target}", in namespace "{namespace}"'))
+def create_namesake(you: You, target: str, namespace: str) -> None:
     ns = you.names.namespace(namespace)
     assert you.namespace_of(target) != ns, f"{target} already lives in {ns}"
     you.solar.create(new_object("Target", target, ns, spec=target_spec()))
 
+
+@then(
+    parsers.parse(
+        'AgentCredentialReady of the Target "{target}" in namespace "{namespace}" is "True" with '
+        'reason "Issued" within {seconds:d} seconds'
+    )
+)
+def namesake_issued_soon(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, namespace: str, seconds: int
+) -> None:
+    _namesake_issued(landscape, waiter, target, you.names.namespace(namespace), seconds)
+
+
+def _namesake_issued(
+    landscape: Landscape, waiter: Waiter, target: str, ns: str, seconds: int | None
+) -> None:
     def probe() -> tuple[bool, Any]:
         condition = credential_condition(landscape, ns, target) or {}
         return condition.get("reason") == "Issued", condition
 
-    waiter.until(f"AgentCredentialReady of {ns}/{target} is True/Issued", probe)
+    waiter.until(f"AgentCredentialReady of {ns}/{target} is True/Issued", probe, timeout=seconds)
 
 
 @then(parsers.parse('the SolAr API has accepted the Target "{target}"'))

@@ -234,6 +234,28 @@ def _backoff_kept(original: Any) -> Any:
     return reconcile
 
 
+@mutant(
+    "controller-backoff-by-name-only",
+    ("condition-mintfailed-backoff", "separate-namespaces"),
+    "the mint backoff is kept by Target name alone: a failing Target delays the mints of the "
+    "Target of the same name in every other namespace",
+    f"{C}._mint",
+)
+def _backoff_by_name(original: Any) -> Any:
+    def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
+        name = target["metadata"]["name"]
+        key = (target["metadata"]["namespace"], name)
+        shared = self._backoff.get(("*", name))
+        if shared is not None and key not in self._backoff:
+            self._backoff[key] = shared
+        wait = float(original(self, target, names, labels, current, held))
+        if key in self._backoff:
+            self._backoff[("*", name)] = self._backoff[key]
+        return wait
+
+    return mint
+
+
 # --- deletion: what a deleted Target takes with it -------------------------------------------------
 @mutant(
     "controller-deletion-takes-namesakes",

@@ -234,6 +234,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     # a fourth look: the controller and the scope
     "controller-transition-time-on-every-change": (ROTATE,),
     "controller-transition-time-never-moves": (REVOKE,),
+    "controller-backoff-by-name-only": (OTHER_NAMESPACE_MINT,),
     "controller-transition-time-of-the-target": (RETRIES, REVOKE),
     "controller-drops-other-conditions": (OUTLINE,),
     "controller-condition-appended": (OUTLINE,),
