@@ -170,3 +170,18 @@ class Wrapped:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+def with_solar_changed(original: Any, changes: Callable[[Any], dict[str, Any]]) -> Any:
+    """`original`, a component's method, calling the SolAr API through `Wrapped(real,
+    **changes(real))` for the length of each call, then through its own client again."""
+
+    def method(self: Any, *args: Any) -> Any:
+        real = self.solar
+        self.solar = Wrapped(real, **changes(real))
+        try:
+            return original(self, *args)
+        finally:
+            self.solar = real
+
+    return method

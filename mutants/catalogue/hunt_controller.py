@@ -10,7 +10,7 @@ from typing import Any
 
 from core.api import ApiError, find_condition, labels_of
 from core.clock import utc
-from mutants.model import Wrapped, mutant
+from mutants.model import mutant, with_solar_changed
 
 C = "simulators.reference.controller:CredentialController"
 P = "simulators.reference.bindings:ProfileController"
@@ -196,21 +196,15 @@ def _event_other_uid(original: Any) -> Any:
     f"{C}._event",
 )
 def _event_normal(original: Any) -> Any:
-    def event(self: Any, target: Any, attempt: int, message: str) -> None:
-        real = self.solar
-
+    def changes(real: Any) -> dict[str, Any]:
         def create(obj: Any) -> Any:
             if obj.get("kind") == "Event":
                 obj = {**obj, "type": "Normal"}
             return real.create(obj)
 
-        self.solar = Wrapped(real, create=create)
-        try:
-            original(self, target, attempt, message)
-        finally:
-            self.solar = real
+        return {"create": create}
 
-    return event
+    return with_solar_changed(original, changes)
 
 
 @mutant(
@@ -415,21 +409,15 @@ def _binds_group(original: Any) -> Any:
     f"{P}.reconcile",
 )
 def _never_unbinds(original: Any) -> Any:
-    def reconcile(self: Any, profile: Any) -> None:
-        real = self.solar
-
+    def changes(real: Any) -> dict[str, Any]:
         def delete(kind: str, name: str, namespace: str | None = None) -> Any:
             if kind == "ReleaseBinding":
                 return None
             return real.delete(kind, name, namespace)
 
-        self.solar = Wrapped(real, delete=delete)
-        try:
-            original(self, profile)
-        finally:
-            self.solar = real
+        return {"delete": delete}
 
-    return reconcile
+    return with_solar_changed(original, changes)
 
 
 @mutant(

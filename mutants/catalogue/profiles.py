@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mutants.model import Wrapped, mutant
+from mutants.model import mutant, with_solar_changed
 
 P = "simulators.reference.bindings:ProfileController"
 
@@ -18,19 +18,13 @@ P = "simulators.reference.bindings:ProfileController"
     f"{P}.reconcile",
 )
 def _all_namespaces(original: Any) -> Any:
-    def reconcile(self: Any, profile: Any) -> None:
-        real = self.solar
-
+    def changes(real: Any) -> dict[str, Any]:
         def list_(kind: str, namespace: str | None = None, labels: Any = None) -> Any:
             return real.list(kind, None if kind == "Target" else namespace, labels)
 
-        self.solar = Wrapped(real, list=list_)
-        try:
-            original(self, profile)
-        finally:
-            self.solar = real
+        return {"list": list_}
 
-    return reconcile
+    return with_solar_changed(original, changes)
 
 
 @mutant(
@@ -65,22 +59,16 @@ def _ignores_selector(original: Any) -> Any:
     f"{P}.reconcile",
 )
 def _first_only(original: Any) -> Any:
-    def reconcile(self: Any, profile: Any) -> None:
-        real = self.solar
-
+    def changes(real: Any) -> dict[str, Any]:
         def list_(kind: str, namespace: str | None = None, labels: Any = None) -> Any:
             found = real.list(kind, namespace, labels)
             if kind != "Target":
                 return found
             return sorted(found, key=lambda t: str(t["metadata"]["creationTimestamp"]))[:1]
 
-        self.solar = Wrapped(real, list=list_)
-        try:
-            original(self, profile)
-        finally:
-            self.solar = real
+        return {"list": list_}
 
-    return reconcile
+    return with_solar_changed(original, changes)
 
 
 @mutant(
@@ -90,15 +78,7 @@ def _first_only(original: Any) -> Any:
     f"{P}.reconcile",
 )
 def _no_status(original: Any) -> Any:
-    def reconcile(self: Any, profile: Any) -> None:
-        real = self.solar
-        self.solar = Wrapped(real, update_status=lambda obj: obj)
-        try:
-            original(self, profile)
-        finally:
-            self.solar = real
-
-    return reconcile
+    return with_solar_changed(original, lambda real: {"update_status": lambda obj: obj})
 
 
 @mutant(
