@@ -2,6 +2,7 @@
 
 pytest_plugins = [
     "fixtures.plugin.actors",
+    "fixtures.plugin.implementation",
     "fixtures.plugin.failure_output",  # before hooks: its one-line errors and redaction come after
     "fixtures.plugin.concurrent",
     "fixtures.plugin.hooks",
@@ -16,5 +17,6 @@ pytest_plugins = [
     "steps.scope",
     "steps.registry",
     "steps.faults",
-    "mutants.plugin",
 ]
+# The mutation catalogue's plugin is not the product's: `python -m mutants` and
+# `pytest -p mutants.plugin --solar-mutant=ID` load it (docs/mutants.md).

@@ -100,6 +100,7 @@ class Mutant:
     # Scenarios most likely to kill it, run first (a hint for speed; every scenario still runs).
     killers: tuple[str, ...] = ()
     equivalent: str | None = None  # why no scenario can tell it from the reference, if so
+    conforming: bool = False  # a variant that keeps every promise of the page
     # Relies on how the in-memory landscape works inside, beyond its public methods.
     internal: bool = False
 

@@ -1,9 +1,10 @@
 """pytest plugin: run the scenarios against one mutant of the catalogue.
 
-`pytest features/ --solar-mutant=ID` (or SOLAR_MUTANT=ID in the environment) patches the mutant's
-seams when pytest starts and undoes them when it ends; nothing else changes. The mutant's likely
-killers run first. With SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for
-`python -m mutants`. Without either, the plugin does nothing.
+Loaded only where asked for: `pytest -p mutants.plugin features/ --solar-mutant=ID` patches the
+mutant's seams when pytest starts and undoes them when it ends; nothing else changes. The mutant's
+likely killers run first, and the run's reports name it ("mutant ID of the reference SolAr").
+With SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for `python -m mutants`,
+which loads the plugin into each pytest run it starts. Without the option, the plugin does nothing.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.plugin.implementation import VARIANT, Variant
 from mutants.model import Mutant, SeamMissing
 
-MUTANT_ENV = "SOLAR_MUTANT"
 RESULT_ENV = "SOLAR_MUTANT_RESULT"
 _ACTIVE = pytest.StashKey[Mutant]()
 # Scenarios that take seconds (long waits on virtual time): run after the others.
@@ -31,10 +32,10 @@ SLOW_SCENARIOS = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("solar").addoption(
         "--solar-mutant",
-        default=os.environ.get(MUTANT_ENV) or None,
+        default=None,
         metavar="ID",
         help="run against a broken SolAr or sim landscape from the mutation catalogue "
-        f"(docs/mutants.md; also ${MUTANT_ENV}); sim only",
+        "(docs/mutants.md); sim only",
     )
 
 
@@ -66,6 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
         ) from None
     config.add_cleanup(patcher.undo)
     config.stash[_ACTIVE] = mutant
+    config.stash[VARIANT] = Variant(mutant.id, mutant.description, mutant.conforming)
 
 
 def scenario_name(item: pytest.Item) -> str:

@@ -1,8 +1,8 @@
 """Run the feature files on sim against every mutant of the catalogue and score the suite.
 
-Each mutant is one `pytest features/ -x` process with `--solar-mutant=ID` (the plugin patches the
-seams and runs the mutant's likely killers first); the unmutated suite runs too, and must pass.
-A mutant is killed when a scenario fails, survives when every scenario passes, and is an error
+Each mutant is one `pytest -p mutants.plugin features/ -x` process with `--solar-mutant=ID` (the
+plugin patches the seams and runs the mutant's likely killers first); the unmutated suite runs
+too, and must pass. A mutant is killed when a scenario fails, survives when every scenario passes, and is an error
 when the run could not judge it (the seam is gone, pytest could not start, the time ran out).
 """
 
@@ -66,6 +66,8 @@ def run_one(
             *selection,
             "-x",
             "-q",
+            "-p",
+            "mutants.plugin",  # the product's plugin list leaves the catalogue out
             "-p",
             "no:hypothesispytest",  # the scenarios use no Hypothesis; its plugin costs a second
             # The stateful model is the feature files' slowest minute; its own fault tests
