@@ -103,7 +103,7 @@ def test_a_spec_scenario_that_did_not_pass_is_partial_and_named(status: str) -> 
 def test_a_statement_whose_scenario_did_not_run_is_partial() -> None:
     level = build_report([_record("The lamp lights")], RUN, INDEX).level
     assert level.name == PARTIALLY_CONFORMANT
-    assert level.missing == (("The lamp goes dark", "not run", "not selected in this run"),)
+    assert level.missing == (("The lamp goes dark", "not run", "not in this run"),)
 
 
 def test_no_spec_scenario_passed_is_not_conformant() -> None:
@@ -125,7 +125,7 @@ def test_the_yaml_names_implementation_page_backend_and_each_statement() -> None
     assert lamps["dark"]["reason"] == "The lamp goes dark: lit"
     assert lamps["dark"]["answeredBy"] == ["reference SolAr"]
     spares = data["sections"][1]["statements"][0]
-    assert (spares["kind"], spares["result"]) == ("definition", "skipped")
+    assert (spares["kind"], spares["result"]) == ("definition", "not run")
 
 
 def _compare(tmp_path: Path, before: list[ScenarioRecord], after: list[ScenarioRecord]) -> Any:
@@ -150,7 +150,7 @@ def _compare(tmp_path: Path, before: list[ScenarioRecord], after: list[ScenarioR
 def test_compare_finds_no_change(tmp_path: Path) -> None:
     done = _compare(tmp_path, _passing(), _passing())
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1:] == ["no change"]
+    assert done.stdout.splitlines()[1:] == ["no change", "page unchanged: version sha256:abc"]
 
 
 def test_compare_reports_a_regression_with_exit_1(tmp_path: Path) -> None:
