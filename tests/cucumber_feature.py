@@ -1,5 +1,6 @@
 """A small feature whose scenarios pass, fail in the middle, skip and run as outline examples, with
-tags on a Rule: what the Cucumber outputs are checked against."""
+tags on a Rule, a data table, a doc string and two examples whose names differ only in case:
+what the Cucumber outputs are checked against."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ def press():
     pass
 
 
+@when("I press its switches")
+def press_all(datatable):
+    assert datatable[0] == ["switch", "position"]
+
+
+@then("its label reads:")
+def label(docstring):
+    assert "ceiling lamp" in docstring
+
+
 @then("it lights")
 def lights():
     pass
@@ -33,7 +44,8 @@ def lights():
 
 @then("it goes dark")
 def dark():
-    raise AssertionError("the lamp did not go dark: last seen lit")
+    seen = "lit"
+    raise AssertionError(f"the lamp did not go dark: last seen {seen}")
 
 
 @then("it is checked on kind only")
@@ -51,8 +63,15 @@ Feature: Lamps
 
     Scenario: The lamp lights
       Given a lamp
-      When I press its switch
+      When I press its switches
+        | switch | position |
+        | hall   | on       |
+        | stairs | off      |
       Then it lights
+      And its label reads:
+        ```
+        ceiling lamp, 40 W
+        ```
 
     Scenario: The lamp goes dark
       Given a lamp
@@ -76,9 +95,15 @@ Feature: Lamps
         | colour |
         | red    |
         | green  |
+        | RED    |
 """
-# per scenario: passed 3 (lights, red, green), failed 1, skipped 1
-SCENARIOS = {"passed": 3, "failed": 1, "skipped": 1}
+# per scenario: passed 4 (lights, red, green, RED), failed 1, skipped 1
+SCENARIOS = {"passed": 4, "failed": 1, "skipped": 1}
+# (scenario, tag) -> the tag's line in LAMP_FEATURE
+TAG_LINES = {("The lamp lights", "@spec"): 1, ("The lamp lights", "@fault"): 5}
+TABLE = (("switch", "position"), ("hall", "on"), ("stairs", "off"))
+DOC_STRING = "ceiling lamp, 40 W"
+FAILURE = "the lamp did not go dark: last seen lit"
 
 
 def plugins() -> list[str]:

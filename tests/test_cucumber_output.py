@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 import cucumber_messages as cm
 import pytest
 
-from tests.cucumber_feature import SCENARIOS, run_lamps
+from tests.cucumber_feature import DOC_STRING, FAILURE, SCENARIOS, TABLE, TAG_LINES, run_lamps
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +68,7 @@ def test_junit_test_names_are_the_scenario_names(lamps: Path) -> None:
         "The lamp on kind",
         "The red lamp lights",
         "The green lamp lights",
+        "The RED lamp lights",
     }
 
 
@@ -83,7 +84,37 @@ def test_cucumber_messages_are_valid_and_count_right(lamps: Path) -> None:
         for e in envelopes
         if e.test_step_finished
     )
-    assert steps == {"PASSED": 10, "FAILED": 1, "SKIPPED": 4}
+    assert steps == {"PASSED": 13, "FAILED": 1, "SKIPPED": 4}
     finished = next(e.test_run_finished for e in envelopes if e.test_run_finished)
     assert finished.success is False
     assert "eyJ" not in "".join(lines)
+
+
+def test_data_tables_and_doc_strings_are_kept_as_the_schema_has_them(lamps: Path) -> None:
+    steps = _elements(lamps)["The lamp lights"]["steps"]
+    table = next(step for step in steps if "rows" in step)
+    assert [tuple(row["cells"]) for row in table["rows"]] == list(TABLE)
+    assert table["arguments"] == [{"rows": table["rows"]}], "cucumber-js's form too"
+    doc = next(step for step in steps if "doc_string" in step)
+    assert doc["doc_string"]["value"] == DOC_STRING
+    assert doc["doc_string"]["line"] == doc["line"] + 1
+
+
+def test_every_example_has_an_id_of_its_own(lamps: Path) -> None:
+    ids = [
+        e["id"] for f in json.loads((lamps / "cucumber.json").read_text()) for e in f["elements"]
+    ]
+    assert len(ids) == len(set(ids)) == sum(SCENARIOS.values())
+
+
+def test_tags_carry_their_lines_in_the_feature_file(lamps: Path) -> None:
+    elements = _elements(lamps)
+    for (scenario, tag), line in TAG_LINES.items():
+        assert {"name": tag, "line": line} in elements[scenario]["tags"]
+
+
+def test_an_error_message_is_said_once(lamps: Path) -> None:
+    (failed,) = [
+        s for s in _elements(lamps)["The lamp goes dark"]["steps"] if "error_message" in s["result"]
+    ]
+    assert failed["result"]["error_message"].count(FAILURE) == 1
