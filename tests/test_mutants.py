@@ -98,7 +98,15 @@ def test_a_seam_that_is_gone_is_named() -> None:
 
 def test_an_unknown_mutant_is_one_clear_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "features/", "--solar-mutant=no-such-mutant"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "mutants.plugin",
+            "features/",
+            "--solar-mutant=no-such-mutant",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
