@@ -20,6 +20,8 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
+from tests.cucumber_feature import SCENARIOS, run_lamps
+
 ROOT = Path(__file__).resolve().parent.parent
 FILES = ("conformance.yaml", "report.html", "cucumber.json", "junit.xml", "records.json")
 
@@ -257,3 +259,36 @@ def test_compare_of_a_whole_run_and_a_subset_shows_no_page_change(tmp_path: Path
     assert "page changed" not in done.stdout
     assert "selection changed:" in done.stdout and "-k 'revoked'" in done.stdout
     assert "regressed" not in done.stdout
+
+
+def test_a_run_stopped_by_x_after_its_first_failure_is_interrupted(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    done = run_lamps(tmp_path, report, "-x", "-p", "no:randomly")
+    assert done.returncode == 1, done.stdout[-3000:]
+    _says_everywhere(report, done.stdout, "Verdict: interrupted (stopped after the first failure")
+    counts = _counts(report)
+    assert set(counts.values()) == {sum(SCENARIOS.values())}, counts
+    conformance = yaml.safe_load((report / "conformance.yaml").read_text())
+    statuses = [s["status"] for s in conformance["scenarios"]]
+    assert statuses.count("failed") == 1 and "not run" in statuses, statuses
+
+
+def test_a_worker_that_crashed_under_a_scenario_interrupts_the_run(tmp_path: Path) -> None:
+    (tmp_path / "crash_on_kind.py").write_text(
+        "import os\n\nimport pytest\n\n\n"
+        "@pytest.fixture(autouse=True)\n"
+        "def crash(request):\n"
+        "    if request.node.name == 'test_the_lamp_on_kind':\n"
+        "        os._exit(3)\n"
+    )
+    report = tmp_path / "report"
+    done = run_lamps(tmp_path, report, "-p", "crash_on_kind", "-n", "1", "-p", "no:randomly")
+    assert done.returncode == 1, done.stdout[-3000:]
+    _says_everywhere(
+        report, done.stdout, "Verdict: interrupted (worker 'gw0' crashed while running"
+    )
+    counts = _counts(report)
+    assert set(counts.values()) == {sum(SCENARIOS.values())}, counts
+    conformance = yaml.safe_load((report / "conformance.yaml").read_text())
+    (crashed,) = [s for s in conformance["scenarios"] if s["name"] == "The lamp on kind"]
+    assert crashed["status"] == "interrupted" and "crashed" in crashed["reason"], crashed
