@@ -292,3 +292,27 @@ def test_a_worker_that_crashed_under_a_scenario_interrupts_the_run(tmp_path: Pat
     conformance = yaml.safe_load((report / "conformance.yaml").read_text())
     (crashed,) = [s for s in conformance["scenarios"] if s["name"] == "The lamp on kind"]
     assert crashed["status"] == "interrupted" and "crashed" in crashed["reason"], crashed
+
+
+def test_a_rerun_that_finished_what_an_interrupted_run_did_not_makes_one_finished_report(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from fixtures.report.model import build_report
+    from fixtures.report.records import RunInfo, ScenarioRecord, merge_runs, page_version
+
+    features = tmp_path / "features"
+    features.mkdir()
+    (features / "lamps.feature").write_text("Feature: Lamps\n")
+    run = RunInfo(backend="sim", page_version=page_version(None, features))
+    lit = ScenarioRecord(
+        uri="features/lamps.feature", feature="Lamps", name="Lit", test_id="t", status="passed"
+    )
+    stopped = replace(run, stopped="stopped by Ctrl-C")
+    first = (stopped, [replace(lit, status="not run", message="not run: stopped by Ctrl-C")])
+    again = (run, [lit])
+    for runs in ([first, again], [again, first]):
+        merged_run, merged = merge_runs(runs, ["a", "b"], features)
+        assert [r.status for r in merged] == ["passed"]
+        assert build_report(merged, merged_run).verdict.state == "passed"
