@@ -130,7 +130,7 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
                 closing = ""
             continue
         if depth > 0:
-            depth += _bracket_balance(line)
+            depth = max(depth + _bracket_balance(line), 0)
             continue
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -149,7 +149,7 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
             if value.lstrip().startswith(delimiter) and value.count(delimiter) == 1:
                 closing = delimiter
         if not closing:
-            depth = _bracket_balance(value)
+            depth = max(_bracket_balance(value), 0)
     return found
 
 
@@ -202,7 +202,7 @@ def _bracket_balance(text: str) -> int:
             balance += 1
         elif char in "]}":
             balance -= 1
-    return max(balance, 0)
+    return balance
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
