@@ -2,7 +2,8 @@
 and how to fix it, exit code 4, nothing written (no report folder, artifacts or junit file) and
 nothing left behind. Each case runs pytest on copies of the project's feature files as a user
 would, with a report folder, a junit file and the default artifacts folder asked for, so that
-anything the run wrote would show."""
+anything the run wrote would show. Here: the profile, the options and the ini settings; the
+feature files in test_feature_files.py, the landscape file in test_bad_landscape_file.py."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def project(tmp_path: Path) -> Path:
     return project_folder(tmp_path)
 
 
-def _refused(project: Path, *args: str, words: tuple[str, ...]) -> str:
+def refused(project: Path, *args: str, words: tuple[str, ...]) -> str:
     outputs = [o for o in OUTPUTS if not any(a.startswith(o.split("=")[0]) for a in args)]
     return one_line_exit_4(run_pytest(project, FEATURE, *outputs, *args), *words)
 
@@ -101,13 +102,13 @@ RENAMED = {
 def test_a_bad_profile(project: Path, case: str) -> None:
     text, words = PROFILES[case]
     (project / "profile.toml").write_text(text + "\n")
-    _refused(project, "--solar-profile=profile.toml", words=words)
+    refused(project, "--solar-profile=profile.toml", words=words)
 
 
 @pytest.mark.parametrize("key", sorted(RENAMED))
 def test_a_profile_may_not_rename_what_the_page_fixes(project: Path, key: str) -> None:
     (project / "profile.toml").write_text(f'{key} = "{RENAMED[key]}"\n')
-    _refused(
+    refused(
         project,
         "--solar-profile=profile.toml",
         words=(key, "renames what the page fixes", "remove"),
@@ -115,17 +116,17 @@ def test_a_profile_may_not_rename_what_the_page_fixes(project: Path, key: str) -
 
 
 def test_a_missing_profile(project: Path) -> None:
-    _refused(project, "--solar-profile=nowhere.toml", words=("nowhere.toml: no such file",))
+    refused(project, "--solar-profile=nowhere.toml", words=("nowhere.toml: no such file",))
 
 
 def test_an_unreadable_profile(project: Path) -> None:
     (project / "a-folder.toml").mkdir()
-    _refused(project, "--solar-profile=a-folder.toml", words=("cannot read it", "readable"))
+    refused(project, "--solar-profile=a-folder.toml", words=("cannot read it", "readable"))
 
 
 def test_a_profile_that_is_not_utf8(project: Path) -> None:
     (project / "latin1.toml").write_bytes(b'implementation_name = "Caf\xe9"\n')
-    _refused(project, "--solar-profile=latin1.toml", words=("cannot read it",))
+    refused(project, "--solar-profile=latin1.toml", words=("cannot read it",))
 
 
 def test_a_profile_naming_the_implementation_runs(project: Path) -> None:
@@ -206,7 +207,7 @@ OPTIONS = {
 @pytest.mark.parametrize("case", sorted(OPTIONS))
 def test_a_bad_option(project: Path, case: str) -> None:
     args, words = OPTIONS[case]
-    _refused(project, *args, words=words)
+    refused(project, *args, words=words)
 
 
 def test_a_bad_setting_in_the_ini_file_is_named_with_its_line(project: Path) -> None:
@@ -217,218 +218,3 @@ def test_a_bad_setting_in_the_ini_file_is_named_with_its_line(project: Path) -> 
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("solar_timeout_m"))
     run = run_pytest(project, FEATURE, config=project / "pyproject.toml")
     one_line_exit_4(run, f"pyproject.toml:{line}: solar_timeout_margin: 'five'")
-
-
-# --- feature files -------------------------------------------------------------------------------
-ORIGINAL = (ROOT / FEATURE).read_text()
-OUTLINE_EXAMPLES = ORIGINAL[
-    ORIGINAL.index("      Examples: the page's table") : ORIGINAL.index("  @spec\n  Rule: Issued")
-]
-FEATURE_MISTAKES = {
-    "an outline without its Examples": (
-        ORIGINAL.replace(OUTLINE_EXAMPLES, ""),
-        ":21: the outline 'AgentCredentialReady is <Status> with reason <Reason>' has no Examples",
-    ),
-    "a placeholder typo": (
-        ORIGINAL.replace('with reason "<Reason>"', 'with reason "<Reasn>"', 1),
-        ":24: <Reasn> is not a column of the Examples at line 27 (did you mean <Reason>?)",
-    ),
-    "a misspelt step keyword opening the Background": (
-        ORIGINAL.replace("    Given a SolAr cluster", "    Gievn a SolAr cluster", 1),
-        ":15: `Gievn` is not a step keyword (did you mean `Given`?)",
-    ),
-    "a misspelt step keyword opening a scenario": (
-        ORIGINAL.replace(
-            "    Scenario: The Secret named in the message holds a token that expires when the "
-            "message says\n      When",
-            "    Scenario: The Secret named in the message holds a token that expires when the "
-            "message says\n      Wehn",
-        ),
-        ":38: `Wehn` is not a step keyword (did you mean `When`?)",
-    ),
-    "a misspelt step keyword among the steps": (
-        ORIGINAL.replace(
-            '      And no token is minted for "cluster-1"\n      When',
-            '      Adn no token is minted for "cluster-1"\n      When',
-            1,
-        ),
-        "`Adn` is not a step keyword (did you mean `And`?)",
-    ),
-    "a misspelt Examples keyword": (
-        ORIGINAL.replace("      Examples: the page", "      Exmples: the page", 1),
-        ":27: `Exmples:` is not a Gherkin keyword (did you mean `Examples:`?)",
-    ),
-    "a tag typo": (
-        ORIGINAL.replace("@defined-here\n  Rule: Disabled", "@defined_here\n  Rule: Disabled", 1),
-        ":43: unknown tag @defined_here (did you mean @defined-here?)",
-    ),
-    "a tag no marker registers": (
-        ORIGINAL.replace(
-            "    @fault\n    Scenario: Unsetting", "    @skip\n    Scenario: Unsetting"
-        ),
-        ":53: unknown tag @skip",
-    ),
-    "an untagged scenario": (
-        ORIGINAL.replace("  @spec\n  Rule: Issued", "  Rule: Issued", 1),
-        ":36: scenario 'The Secret named in the message holds a token that expires when the "
-        "message says' is neither @spec nor @defined-here",
-    ),
-    "a scenario tagged both ways": (
-        ORIGINAL.replace(
-            "    @fault\n    Scenario: Unsetting", "    @spec\n    Scenario: Unsetting"
-        ),
-        "is both @spec and @defined-here",
-    ),
-}
-
-
-@pytest.mark.parametrize("case", sorted(FEATURE_MISTAKES))
-def test_a_feature_file_mistake(project: Path, case: str) -> None:
-    text, said = FEATURE_MISTAKES[case]
-    assert text != ORIGINAL, "the mistake was not made"
-    (project / FEATURE).write_text(text)
-    line = _refused(project, words=(said,))
-    assert line.startswith(f"ERROR: {project / FEATURE}:"), line
-
-
-# --- the landscape file --------------------------------------------------------------------------
-KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1', insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: not-a-real-token}}]
-contexts: [{name: solar, context: {cluster: c, user: u}}]
-current-context: solar
-"""
-LANDSCAPE = """backend = "existing"
-implementation = "external"
-
-[solar]
-kubeconfig = "kubeconfig"
-context = "solar"
-
-[target]
-kubeconfig = "kubeconfig"
-context = "solar"
-
-[registry]
-push_host = "127.0.0.1:5000"
-pull_host = "127.0.0.1:5000"
-plain_http = true
-kind = "zot"
-push_user = "solar"
-push_password_file = "push-password"
-
-[registry.pull_users]
-provider = "command"
-command = ["./make-pull-user"]
-
-[agent]
-apiserver_url = "https://solar.example:6443"
-
-[capabilities]
-deny-token-requests = "admission-policy"
-"""
-JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQifQ.c2lnbmF0dXJl"
-LANDSCAPE_MISTAKES = {
-    "a password under another key": (
-        ('kind = "zot"', 'kind = "zot"\nregistry_password = "hunter2"'),
-        ":17: registry.registry_password: a secret is written in the file",
-    ),
-    "the push password itself": (
-        ('push_password_file = "push-password"', 'push_password = "hunter2"'),
-        ":18: registry.push_password: a secret is written in the file",
-    ),
-    "a password option in the pull-user command": (
-        ('["./make-pull-user"]', '["./make-pull-user", "--password=hunter2"]'),
-        ":22: registry.pull_users.command[1]: holds what looks like a secret given as a "
-        "command-line option",
-    ),
-    "a password argument in the pull-user command": (
-        ('["./make-pull-user"]', '["./make-pull-user", "--password", "hunter2"]'),
-        ":22: registry.pull_users.command: holds what looks like a secret given as a command-line",
-    ),
-    "a password in a URL": (
-        ("https://solar.example", "https://admin:hunter2@solar.example"),
-        ":25: agent.apiserver_url: holds what looks like a password in a URL",
-    ),
-    "a JWT in a nested table": (
-        (
-            'deny-token-requests = "admission-policy"',
-            f'deny-token-requests = "admission-policy"\n[registry.extra.deeper]\nnote = "{JWT}"',
-        ),
-        ":30: registry.extra.deeper.note: holds what looks like a JWT",
-    ),
-    "a base64 auth blob": (
-        ('push_user = "solar"', 'push_user = "c29sYXI6aHVudGVyMg=="'),
-        ":17: registry.push_user: holds what looks like a base64 user:password",
-    ),
-    "a PEM private key": (
-        ('kind = "zot"', 'kind = """\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n"""'),
-        ":16: registry.kind: holds what looks like a PEM private key",
-    ),
-    "a bearer token in the command": (
-        ('["./make-pull-user"]', '["curl", "-H", "Authorization: Bearer abcdefgh12345678"]'),
-        "registry.pull_users.command[2]: holds what looks like a bearer or basic credential",
-    ),
-    "an unknown key": (
-        ('kind = "zot"', 'kind = "zot"\npull_password_file = "x"'),
-        ":17: registry.pull_password_file: unknown key (did you mean push_password_file?)",
-    ),
-    "an unknown implementation": (
-        ('implementation = "external"', 'implementation = "mine"'),
-        ":2: implementation: must be one of 'reference', 'external' or 'upstream'",
-    ),
-    "an unknown capability": (
-        ('deny-token-requests = "admission-policy"', 'teleport = "control"'),
-        ":28: capabilities.teleport: unknown capability 'teleport'",
-    ),
-    "a capability through a control endpoint that is not there": (
-        ('deny-token-requests = "admission-policy"', 'cut-agent-link = "control"'),
-        ":28: capabilities.cut-agent-link: mechanism 'control' needs a [control] table",
-    ),
-    "a missing table": (
-        ('[agent]\napiserver_url = "https://solar.example:6443"\n', ""),
-        "landscape.toml: agent: missing; add it",
-    ),
-    "a misspelt table": (
-        ("[agent]\napiserver_url", "[agentt]\napiserver_url"),
-        ":24: agentt: unknown key (did you mean agent?)",
-    ),
-    "a host with a scheme": (
-        ('push_host = "127.0.0.1:5000"', 'push_host = "https://127.0.0.1:5000"'),
-        ":13: registry.push_host: must be host or host:port",
-    ),
-    "a context the kubeconfig does not have": (
-        ('context = "solar"\n\n[registry]', 'context = "elsewhere"\n\n[registry]'),
-        ":10: target.context: context 'elsewhere' is not in",
-    ),
-    "not TOML": (("[agent]", "[agent"), "landscape.toml:24: not valid TOML"),
-}
-
-
-def _landscape(project: Path, change: tuple[str, str]) -> Path:
-    (project / "kubeconfig").write_text(KUBECONFIG)
-    (project / "push-password").write_text("a-push-password-for-tests")
-    old, new = change
-    assert old in LANDSCAPE, old
-    (project / "landscape.toml").write_text(LANDSCAPE.replace(old, new, 1))
-    return project / "landscape.toml"
-
-
-@pytest.mark.parametrize("case", sorted(LANDSCAPE_MISTAKES))
-def test_a_bad_landscape_file(project: Path, case: str) -> None:
-    change, said = LANDSCAPE_MISTAKES[case]
-    _landscape(project, change)
-    line = _refused(
-        project, "--solar-env=existing", "--solar-landscape=landscape.toml", words=(said,)
-    )
-    assert "hunter2" not in line and "aHVudGVy" not in line and JWT[:20] not in line, line
-
-
-def test_a_missing_landscape_file(project: Path) -> None:
-    _refused(
-        project,
-        "--solar-env=existing",
-        "--solar-landscape=none.toml",
-        words=("none.toml: no such file",),
-    )

@@ -1,5 +1,6 @@
 """Bad feature files stop the run before any scenario: one line per mistake, with the file and the
-line of the mistake, exit code 4. The checks one by one here; whole runs in test_bad_input.py."""
+line of the mistake, exit code 4: the checks one by one, then whole runs on copies of the
+project's feature files with one mistake each."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from fixtures.plugin.feature_checks import count_runs, feature_file_problems, parse
 from tests.project_runs import ROOT, USAGE_ERROR, project_folder, run_pytest
+from tests.test_bad_input import FEATURE, refused
 
 FEATURES = ROOT / "features"
 TAGS = frozenset({"spec", "defined-here", "fault", "local", "kind"})
@@ -168,3 +170,76 @@ def test_a_missing_feature_line_is_named(tmp_path: Path) -> None:
     assert feature_file_problems(path, TAGS) == [
         f"{path}: no `Feature:` line; every feature file starts with one"
     ]
+
+
+# --- feature files -------------------------------------------------------------------------------
+ORIGINAL = (ROOT / FEATURE).read_text()
+OUTLINE_EXAMPLES = ORIGINAL[
+    ORIGINAL.index("      Examples: the page's table") : ORIGINAL.index("  @spec\n  Rule: Issued")
+]
+FEATURE_MISTAKES = {
+    "an outline without its Examples": (
+        ORIGINAL.replace(OUTLINE_EXAMPLES, ""),
+        ":21: the outline 'AgentCredentialReady is <Status> with reason <Reason>' has no Examples",
+    ),
+    "a placeholder typo": (
+        ORIGINAL.replace('with reason "<Reason>"', 'with reason "<Reasn>"', 1),
+        ":24: <Reasn> is not a column of the Examples at line 27 (did you mean <Reason>?)",
+    ),
+    "a misspelt step keyword opening the Background": (
+        ORIGINAL.replace("    Given a SolAr cluster", "    Gievn a SolAr cluster", 1),
+        ":15: `Gievn` is not a step keyword (did you mean `Given`?)",
+    ),
+    "a misspelt step keyword opening a scenario": (
+        ORIGINAL.replace(
+            "    Scenario: The Secret named in the message holds a token that expires when the "
+            "message says\n      When",
+            "    Scenario: The Secret named in the message holds a token that expires when the "
+            "message says\n      Wehn",
+        ),
+        ":38: `Wehn` is not a step keyword (did you mean `When`?)",
+    ),
+    "a misspelt step keyword among the steps": (
+        ORIGINAL.replace(
+            '      And no token is minted for "cluster-1"\n      When',
+            '      Adn no token is minted for "cluster-1"\n      When',
+            1,
+        ),
+        "`Adn` is not a step keyword (did you mean `And`?)",
+    ),
+    "a misspelt Examples keyword": (
+        ORIGINAL.replace("      Examples: the page", "      Exmples: the page", 1),
+        ":27: `Exmples:` is not a Gherkin keyword (did you mean `Examples:`?)",
+    ),
+    "a tag typo": (
+        ORIGINAL.replace("@defined-here\n  Rule: Disabled", "@defined_here\n  Rule: Disabled", 1),
+        ":43: unknown tag @defined_here (did you mean @defined-here?)",
+    ),
+    "a tag no marker registers": (
+        ORIGINAL.replace(
+            "    @fault\n    Scenario: Unsetting", "    @skip\n    Scenario: Unsetting"
+        ),
+        ":53: unknown tag @skip",
+    ),
+    "an untagged scenario": (
+        ORIGINAL.replace("  @spec\n  Rule: Issued", "  Rule: Issued", 1),
+        ":36: scenario 'The Secret named in the message holds a token that expires when the "
+        "message says' is neither @spec nor @defined-here",
+    ),
+    "a scenario tagged both ways": (
+        ORIGINAL.replace(
+            "    @fault\n    Scenario: Unsetting", "    @spec\n    Scenario: Unsetting"
+        ),
+        "is both @spec and @defined-here",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FEATURE_MISTAKES))
+def test_a_feature_file_mistake(tmp_path: Path, case: str) -> None:
+    text, said = FEATURE_MISTAKES[case]
+    assert text != ORIGINAL, "the mistake was not made"
+    project = project_folder(tmp_path)
+    (project / FEATURE).write_text(text)
+    line = refused(project, words=(said,))
+    assert line.startswith(f"ERROR: {project / FEATURE}:"), line
