@@ -186,6 +186,7 @@ OPTIONS = {
     "upstream on sim": (("--solar-impl=upstream",), ("use --solar-env=kind",)),
     "an installed SolAr on sim": (("--solar-impl=external",), ("needs a real SolAr",)),
     "keeping namespaces on sim": (("--solar-keep-on-failure",), ("the sim keeps nothing",)),
+    "a mutant the catalogue does not hold": (("--solar-mutant=nope",), ("no such mutant",)),
     "a timeout that is no number": (
         ("-o", "solar_timeout_flux=soon"),
         ("-o solar_timeout_flux=soon: solar_timeout_flux:", "not a number of seconds"),
