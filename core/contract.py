@@ -9,12 +9,12 @@ is checked by loading a profile file with its values, not by changing steps.
 from __future__ import annotations
 
 import re
-import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from core.clock import parse_utc
+from core.inputs import BadInput, read_toml
 
 
 @dataclass(frozen=True)
@@ -65,21 +65,25 @@ class Contract:
 
     @classmethod
     def load(cls, path: Path | None) -> Contract:
-        """The reference profile, with the values of a TOML file laid over it."""
+        """The reference profile, with the values of a TOML file laid over it. BadProfile (one
+        line per problem: file, line, key, what to write) when the file cannot be used."""
         base = cls()
         if path is None:
             return base
+        from core.contract_schema import profile_problems
+
         try:
-            values = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise ValueError(f"cannot read implementation profile {path}: {error}") from None
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(
-                f"implementation profile {path} has unknown keys: {', '.join(unknown)}"
-            )
+            file = read_toml(path, "a TOML implementation profile (docs/contracts.md)")
+        except BadInput as bad:
+            raise BadProfile(bad.problems) from None
+        values, problems = profile_problems(file)
+        if problems:
+            raise BadProfile(problems)
         return replace(base, **values)
+
+
+class BadProfile(BadInput):
+    """An implementation profile the harness refuses."""
 
 
 REFERENCE = Contract()

@@ -1,5 +1,9 @@
-"""Bad input stops the run before any scenario: one line on stderr that says what is wrong and
-how to fix it, and exit code 4. Each case runs pytest on the feature files as a user would."""
+"""Bad input stops the run before any scenario: one line on stderr that says where the mistake is
+and how to fix it, exit code 4, nothing written (no report folder, artifacts or junit file) and
+nothing left behind. Each case runs pytest on copies of the project's feature files as a user
+would, with a report folder, a junit file and the default artifacts folder asked for, so that
+anything the run wrote would show. Here: the profile, the options and the ini settings; the
+feature files in test_feature_files.py, the landscape file in test_bad_landscape_file.py."""
 
 from __future__ import annotations
 
@@ -7,136 +11,216 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FEATURE = ROOT / "features" / "check_it_worked.feature"
+from tests.project_runs import ROOT, one_line_exit_4, project_folder, run_pytest
+
+FEATURE = "features/check_it_worked.feature"
+OUTPUTS = ("--solar-report=report", "--junitxml=junit/junit.xml")
 
 
-def _plugins() -> list[str]:
-    namespace: dict[str, object] = {}
-    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
-    plugins = namespace["pytest_plugins"]
-    assert isinstance(plugins, list)
-    return [arg for plugin in plugins for arg in ("-p", str(plugin))]
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return project_folder(tmp_path)
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        *_plugins(),
-        "--rootdir",
-        str(ROOT),
-        "-c",
-        str(ROOT / "pyproject.toml"),
-        f"--solar-artifacts={pytester.path / 'artifacts'}",
-        str(FEATURE),
-        *args,
+def refused(project: Path, *args: str, words: tuple[str, ...]) -> str:
+    outputs = [o for o in OUTPUTS if not any(a.startswith(o.split("=")[0]) for a in args)]
+    return one_line_exit_4(run_pytest(project, FEATURE, *outputs, *args), *words)
+
+
+# --- the implementation profile ------------------------------------------------------------------
+PROFILES = {
+    "a regex that does not compile": (
+        'message_secret_pattern = "Secret (["',
+        ("profile.toml:1: message_secret_pattern:", "is not a regular expression"),
+    ),
+    "a regex without a group the harness reads": (
+        'message_secret_pattern = "Secret (?P<ns>[a-z.-]+)/(?P<name>[a-z.-]+)"',
+        ("profile.toml:1: message_secret_pattern:", "no named group namespace"),
+    ),
+    "an expiry regex without its group": (
+        'message_expiry_pattern = "expires at (\\\\S+)"',
+        ("message_expiry_pattern:", "no named group expiry"),
+    ),
+    "a token lifetime of 0": (
+        "token_lifetime_seconds = 0",
+        ("token_lifetime_seconds:", "600", "write at least"),
+    ),
+    "a token lifetime under Kubernetes' 600 s": (
+        "token_lifetime_seconds = 599",
+        ("token_lifetime_seconds:", "599 s is not a lifetime Kubernetes grants"),
+    ),
+    "a report interval of 0": ("report_interval_seconds = 0", ("report_interval_seconds:",)),
+    "a negative authentication cache": (
+        "api_server_auth_cache_seconds = -1",
+        ("api_server_auth_cache_seconds:", "write 0 or more"),
+    ),
+    "a negative backoff": (
+        "mint_backoff_initial_seconds = -1",
+        ("mint_backoff_initial_seconds:", "above 0"),
+    ),
+    "an initial backoff above its cap": (
+        "# the cap stays 30\nmint_backoff_initial_seconds = 60",
+        ("profile.toml:2: mint_backoff_initial_seconds:", "longer than the cap"),
+    ),
+    "a cap below the initial backoff": (
+        "mint_backoff_initial_seconds = 5\nmint_backoff_cap_seconds = 2",
+        ("profile.toml:1: mint_backoff_initial_seconds:", "must not exceed"),
+    ),
+    "a rotate fraction of 1": ("rotate_after_fraction = 1.0", ("between 0 and 1",)),
+    "a rotate fraction of 0": ("rotate_after_fraction = 0", ("between 0 and 1",)),
+    "a rotate fraction that is no number": ("rotate_after_fraction = nan", ("between 0 and 1",)),
+    "a label that is no label key": (
+        'credential_label = "agent credential"',
+        ("credential_label:", "not a Kubernetes label or annotation key"),
+    ),
+    "a Secret key that is no Secret key": ('token_key = "to/ken"', ("not a Secret data key",)),
+    "a string for a number": (
+        'token_lifetime_seconds = "one hour"',
+        ('"one hour" is not a whole number', "write it like token_lifetime_seconds = 600"),
+    ),
+    "a number for a string": ("token_key = 3", ("is not a string", 'token_key = "text"')),
+    "true for a number": ("rotate_after_fraction = true", ("true is not a number",)),
+    "a fraction for whole seconds": ("report_interval_seconds = 5.5", ("not a whole number",)),
+    "an unknown key": (
+        'conditon_type = "AgentCredentialReady"',
+        ("conditon_type: unknown key (did you mean condition_type?)", "docs/contracts.md"),
+    ),
+    "an unknown table": ("[extra]\nkey = 1", ("profile.toml:1: extra: unknown key",)),
+    "not TOML": ("token_key = token", ("profile.toml:1:", "not valid TOML", "key = value")),
+    "an empty implementation name": ('implementation_name = ""', ("must be one line of text",)),
+}
+RENAMED = {
+    "condition_type": "AgentReady",
+    "revocation_annotation": "example.com/agent-credential",
+    "revoked_value": "off",
+    "agent_release_annotation": "example.com/target-credential",
+    "apiserver_url_setting": "controller.agent.url",
+}
+
+
+@pytest.mark.parametrize("case", sorted(PROFILES))
+def test_a_bad_profile(project: Path, case: str) -> None:
+    text, words = PROFILES[case]
+    (project / "profile.toml").write_text(text + "\n")
+    refused(project, "--solar-profile=profile.toml", words=words)
+
+
+@pytest.mark.parametrize("key", sorted(RENAMED))
+def test_a_profile_may_not_rename_what_the_page_fixes(project: Path, key: str) -> None:
+    (project / "profile.toml").write_text(f'{key} = "{RENAMED[key]}"\n')
+    refused(
+        project,
+        "--solar-profile=profile.toml",
+        words=(key, "renames what the page fixes", "remove"),
     )
 
 
-def _one_line_exit_4(result: pytest.RunResult, *words: str) -> str:
-    lines = [line for line in result.stderr.lines if line.strip()]
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in result.stdout.str() + result.stderr.str()
-    assert " passed" not in result.stdout.str() and " failed" not in result.stdout.str()
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
+def test_a_missing_profile(project: Path) -> None:
+    refused(project, "--solar-profile=nowhere.toml", words=("nowhere.toml: no such file",))
 
 
-def _profile(pytester: pytest.Pytester, text: str) -> Path:
-    path = pytester.path / "profile.toml"
-    path.write_text(text)
-    return path
+def test_an_unreadable_profile(project: Path) -> None:
+    (project / "a-folder.toml").mkdir()
+    refused(project, "--solar-profile=a-folder.toml", words=("cannot read it", "readable"))
 
 
-def test_a_missing_profile(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, f"--solar-profile={pytester.path / 'nowhere.toml'}")
-    _one_line_exit_4(result, "nowhere.toml", "no such file")
+def test_a_profile_that_is_not_utf8(project: Path) -> None:
+    (project / "latin1.toml").write_bytes(b'implementation_name = "Caf\xe9"\n')
+    refused(project, "--solar-profile=latin1.toml", words=("cannot read it",))
 
 
-def test_an_unreadable_profile(pytester: pytest.Pytester) -> None:
-    folder = pytester.path / "a-folder.toml"
-    folder.mkdir()
-    result = _run(pytester, f"--solar-profile={folder}")
-    _one_line_exit_4(result, "cannot read it", "readable")
-
-
-def test_a_profile_that_is_not_utf8(pytester: pytest.Pytester) -> None:
-    path = pytester.path / "latin1.toml"
-    path.write_bytes(b'implementation_name = "Caf\xe9"\n')
-    _one_line_exit_4(_run(pytester, f"--solar-profile={path}"), "cannot read it")
-
-
-def test_a_malformed_profile(pytester: pytest.Pytester) -> None:
-    path = _profile(pytester, "token_key = token\n")
-    _one_line_exit_4(_run(pytester, f"--solar-profile={path}"), "not valid TOML", "key = value")
-
-
-@pytest.mark.parametrize(
-    ("line", "said"),
-    [
-        ('token_lifetime_seconds = "one hour"', "is not an int"),
-        ("token_key = 3", "is not a str"),
-        ("rotate_after_fraction = true", "is not a float"),
-        ("report_interval_seconds = 5.5", "is not an int"),
-    ],
-)
-def test_a_wrongly_typed_profile(pytester: pytest.Pytester, line: str, said: str) -> None:
-    path = _profile(pytester, line + "\n")
-    _one_line_exit_4(_run(pytester, f"--solar-profile={path}"), said, "write it like")
-
-
-def test_a_profile_with_an_unknown_key(pytester: pytest.Pytester) -> None:
-    path = _profile(pytester, 'conditon_type = "AgentCredentialReady"\n')
-    _one_line_exit_4(_run(pytester, f"--solar-profile={path}"), "unknown keys conditon_type")
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [
-        ("condition_type", "AgentReady"),
-        ("revocation_annotation", "example.com/agent-credential"),
-        ("revoked_value", "off"),
-        ("agent_release_annotation", "example.com/target-credential"),
-        ("apiserver_url_setting", "controller.agent.url"),
-    ],
-)
-def test_a_profile_may_not_rename_what_the_page_fixes(
-    pytester: pytest.Pytester, key: str, value: str
-) -> None:
-    path = _profile(pytester, f'{key} = "{value}"\n')
-    _one_line_exit_4(
-        _run(pytester, f"--solar-profile={path}"), key, "renames what the page fixes", "remove"
-    )
-
-
-def test_a_profile_naming_the_implementation_runs(pytester: pytest.Pytester) -> None:
+def test_a_profile_naming_the_implementation_runs(project: Path) -> None:
     """The check is not a blanket refusal: a profile with valid keys runs its scenarios."""
-    path = _profile(
-        pytester,
+    (project / "profile.toml").write_text(
         'implementation_name = "SolAr"\nimplementation_version = "v0.3.0"\n'
-        'condition_type = "AgentCredentialReady"\n',
+        'condition_type = "AgentCredentialReady"\ntoken_lifetime_seconds = 3600\n'
+        "mint_backoff_initial_seconds = 2\nmint_backoff_cap_seconds = 2\n"
     )
-    folder = pytester.path / "report"
-    result = _run(pytester, f"--solar-profile={path}", f"--solar-report={folder}", "-k", "Issued")
-    assert result.ret == 0, result.stdout.str()
-    conformance = (folder / "conformance.yaml").read_text()
+    run = run_pytest(
+        project, FEATURE, "--solar-profile=profile.toml", "--solar-report=report", "-k", "Issued"
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    conformance = (project / "report" / "conformance.yaml").read_text()
     # The reference SolAr ran (sim), with the profile's names: the report says so, not the
     # profile's implementation_name, which names another SolAr.
     assert "name: reference SolAr\n" in conformance
-    assert f"profile: {path}" in conformance
+    assert "profile: profile.toml" in conformance
     assert "answeredBy: reference SolAr\n" in conformance, "each scenario names who answered it"
 
 
-@pytest.mark.parametrize("option", ["--solar-report", "--solar-artifacts"])
-def test_a_folder_that_cannot_be_written(pytester: pytest.Pytester, option: str) -> None:
-    blocker = pytester.path / "a-file"
-    blocker.write_text("not a folder\n")
-    result = _run(pytester, f"{option}={blocker / 'reports'}")
-    _one_line_exit_4(result, option, "cannot write there", "give a folder")
+# --- options and ini settings --------------------------------------------------------------------
+OPTIONS = {
+    "an unknown backend": (("--solar-env=simm",), ("--solar-env='simm'", "did you mean sim?")),
+    "an unknown implementation": (("--solar-impl=ref",), ("--solar-impl='ref'", "reference")),
+    "an unknown image mode": (("--solar-kind-images=on",), ("--solar-kind-images='on'",)),
+    "an empty report folder": (("--solar-report=",), ("--solar-report ''", "names no path")),
+    "an empty artifacts folder": (("--solar-artifacts=",), ("--solar-artifacts ''",)),
+    "an empty profile": (("--solar-profile=",), ("--solar-profile ''",)),
+    "an empty junit file": (("--junitxml=",), ("--junitxml ''", "names no file")),
+    "a junit file that is a folder": (("--junitxml=features",), ("must be a filename",)),
+    "a junit file under a file": (
+        ("--junitxml=features/check_it_worked.feature/junit.xml",),
+        ("--junitxml", "cannot write there", "is a file"),
+    ),
+    "a report folder under a file": (
+        ("--solar-report=conftest.py/reports",),
+        ("--solar-report", "cannot write there", "give a folder"),
+    ),
+    "an artifacts folder under a file": (
+        ("--solar-artifacts=conftest.py/artifacts",),
+        ("--solar-artifacts", "cannot write there"),
+    ),
+    "a landscape file on sim": (
+        ("--solar-landscape=landscape.toml",),
+        ("--solar-landscape is used only with --solar-env=existing",),
+    ),
+    "a landscape for global faults on sim": (
+        ("--solar-landscape-alone=landscape.toml",),
+        ("--solar-landscape-alone is used only with --solar-env=existing",),
+    ),
+    "existing without a landscape file": (("--solar-env=existing",), ("--solar-landscape FILE",)),
+    "kind's reuse on sim": (("--solar-kind-reuse",), ("--solar-kind-reuse is used only",)),
+    "kind's images on sim": (("--solar-kind-images=online",), ("--solar-kind-images is used",)),
+    "upstream's programs without upstream": (
+        ("--solar-upstream-bin=bin",),
+        ("--solar-upstream-bin is used only with --solar-impl=upstream",),
+    ),
+    "upstream on sim": (("--solar-impl=upstream",), ("use --solar-env=kind",)),
+    "an installed SolAr on sim": (("--solar-impl=external",), ("needs a real SolAr",)),
+    "keeping namespaces on sim": (("--solar-keep-on-failure",), ("the sim keeps nothing",)),
+    "a mutant the catalogue does not hold": (
+        ("-p", "mutants.plugin", "--solar-mutant=nope"),
+        ("no such mutant",),
+    ),
+    "a timeout that is no number": (
+        ("-o", "solar_timeout_flux=soon"),
+        ("-o solar_timeout_flux=soon: solar_timeout_flux:", "not a number of seconds"),
+    ),
+    "a negative timeout": (("-o", "solar_timeout_flux=-5"), ("positive",)),
+    "a timeout of 0": (("-o", "solar_timeout_report=0"), ("solar_timeout_report",)),
+    "an endless timeout": (("-o", "solar_timeout_reconcile=inf"), ("not a number of seconds",)),
+    "an unknown setting": (
+        ("-o", "solar_timout_flux=60"),
+        ("unknown setting (did you mean solar_timeout_flux?)",),
+    ),
+    "an authentication-cache deadline shorter than the profile's cache": (
+        ("-o", "solar_timeout_auth_cache=5"),
+        ("solar_timeout_auth_cache", "api_server_auth_cache_seconds (10)", "at least 10"),
+    ),
+}
 
 
-@pytest.mark.parametrize("value", ["soon", "-5", "0"])
-def test_a_timeout_that_is_not_a_number_of_seconds(pytester: pytest.Pytester, value: str) -> None:
-    result = _run(pytester, "-o", f"solar_timeout_flux={value}")
-    _one_line_exit_4(result, "solar_timeout_flux", "not a number of seconds", "positive")
+@pytest.mark.parametrize("case", sorted(OPTIONS))
+def test_a_bad_option(project: Path, case: str) -> None:
+    args, words = OPTIONS[case]
+    refused(project, *args, words=words)
+
+
+def test_a_bad_setting_in_the_ini_file_is_named_with_its_line(project: Path) -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    text = text.replace('pythonpath = ["."]', f"pythonpath = [{str(ROOT)!r}]")
+    text = text.replace('solar_timeout_margin = "5"', 'solar_timeout_margin = "five"')
+    (project / "pyproject.toml").write_text(text)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("solar_timeout_m"))
+    run = run_pytest(project, FEATURE, config=project / "pyproject.toml")
+    one_line_exit_4(run, f"pyproject.toml:{line}: solar_timeout_margin: 'five'")

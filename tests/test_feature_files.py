@@ -1,4 +1,6 @@
-"""Bad feature files stop the run before any scenario: one line each, exit code 4."""
+"""Bad feature files stop the run before any scenario: one line per mistake, with the file and the
+line of the mistake, exit code 4: the checks one by one, then whole runs on copies of the
+project's feature files with one mistake each."""
 
 from __future__ import annotations
 
@@ -6,113 +8,152 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.plugin.collection import BadFeatureFile, check_feature_file
+from fixtures.plugin.feature_checks import count_runs, feature_file_problems, parse
+from tests.project_runs import ROOT, USAGE_ERROR, project_folder, run_pytest
+from tests.test_bad_input import FEATURE, refused
 
-ROOT = Path(__file__).resolve().parents[1]
 FEATURES = ROOT / "features"
+TAGS = frozenset({"spec", "defined-here", "fault", "local", "kind"})
 GOOD_SCENARIO = """
+  @spec
   Scenario: the landscape is there
     Given a SolAr cluster, a render registry and a target cluster
+"""
+OUTLINE = """Feature: outline
+  @spec
+  Scenario Outline: a <kind> row
+    Given a SolAr cluster, a render registry and a target cluster
+    Then the <kind> is "<value>"
+
+    Examples:
+      | kind | value |
+      | one  | 1     |
 """
 
 BAD_FILES = {
     "a table row short of a cell": (
-        """Feature: tables
-  Scenario Outline: a row short of a cell
-    Given a SolAr cluster, a render registry and a target cluster
-
-    Examples:
-      | a | b |
-      | 1 |
-""",
-        ":7: inconsistent cell count within the table",
+        OUTLINE.replace("| one  | 1     |", "| one  |"),
+        ":9: inconsistent cell count within the table",
     ),
     "a misspelt Scenario keyword under a Rule": (
-        """Feature: misspelt
-  Scenario: one
-    Given a SolAr cluster, a render registry and a target cluster
-
-  Rule: the second scenario would vanish
-    Scenaro: two
-      Given a SolAr cluster, a render registry and a target cluster
-""",
-        ":6: `Scenaro:` is not a Gherkin keyword (did you mean `Scenario:`?)",
+        "Feature: misspelt\n" + GOOD_SCENARIO + "\n  Rule: the second scenario would vanish\n"
+        "    Scenaro: two\n      Given a SolAr cluster, a render registry and a target cluster\n",
+        ":8: `Scenaro:` is not a Gherkin keyword (did you mean `Scenario:`?)",
     ),
     "a misspelt step keyword in a scenario": (
-        """Feature: misspelt step
-  Scenario: one
-    Gvien a SolAr cluster, a render registry and a target cluster
-    Then nothing
-""",
-        ":3: `Gvien` is not a step keyword (did you mean `Given`?)",
+        "Feature: misspelt step\n  @spec\n  Scenario: one\n    Gvien a SolAr cluster\n"
+        "    Then nothing\n",
+        ":4: `Gvien` is not a step keyword (did you mean `Given`?)",
+    ),
+    "a misspelling no keyword is close to": (
+        "Feature: misspelt step\n  @spec\n  Scenario: one\n    Provided a SolAr cluster\n"
+        "    Then nothing\n",
+        ":4: `Provided a SolAr cluster` is not a step: a Scenario holds steps and tables only",
+    ),
+    "a misspelt step keyword after a step": (
+        "Feature: misspelt step\n  @spec\n  Scenario: one\n    Given a SolAr cluster\n"
+        "    Tehn nothing\n",
+        ":5: `Tehn` is not a step keyword (did you mean `Then`?)",
+    ),
+    "a scenario that starts with And": (
+        "Feature: and\n  @spec\n  Scenario: one\n    And a SolAr cluster\n",
+        ":4: `And` cannot begin a scenario: its first step starts with Given, When or Then",
+    ),
+    "a scenario without steps": (
+        "Feature: empty\n  @spec\n  Scenario: one\n",
+        ":3: scenario 'one' has no step, so it would check nothing",
     ),
     "two scenarios of one name": (
         "Feature: twins\n" + GOOD_SCENARIO + GOOD_SCENARIO,
-        ":6: a second scenario named 'the landscape is there'",
+        ":8: a second scenario named 'the landscape is there'",
+    ),
+    "an outline without Examples": (
+        OUTLINE[: OUTLINE.index("    Examples:")],
+        ":3: the outline 'a <kind> row' has no Examples",
+    ),
+    "Examples without rows": (
+        OUTLINE.replace("      | one  | 1     |\n", ""),
+        ":7: Examples without rows runs nothing",
+    ),
+    "a placeholder that is no column": (
+        OUTLINE.replace('"<value>"', '"<valu>"'),
+        ":5: <valu> is not a column of the Examples at line 7 (did you mean <value>?)",
+    ),
+    "a placeholder in the name that is no column": (
+        OUTLINE.replace("a <kind> row", "a <sort> row"),
+        ":3: <sort> is not a column of the Examples at line 7",
+    ),
+    "two columns of one name": (
+        OUTLINE.replace("| kind | value |", "| kind | kind  |").replace('"<value>"', "x"),
+        ":7: two columns named kind",
+    ),
+    "an unknown tag": (
+        OUTLINE.replace("  @spec\n", "  @spec @slow\n"),
+        ":2: unknown tag @slow",
+    ),
+    "an unknown tag on Examples": (
+        OUTLINE.replace("    Examples:", "    @fautl\n    Examples:"),
+        ":7: unknown tag @fautl (did you mean @fault?)",
+    ),
+    "an untagged scenario": (
+        OUTLINE.replace("  @spec\n", ""),
+        ":2: scenario 'a <kind> row' is neither @spec nor @defined-here",
+    ),
+    "a scenario tagged both ways": (
+        OUTLINE.replace("  @spec\n", "  @spec @defined-here\n"),
+        ":3: scenario 'a <kind> row' is both @spec and @defined-here",
     ),
 }
 
 
-def _plugins() -> list[str]:
-    from tests.test_harness_catches_faults import _plugins as plugins
-
-    return plugins()
-
-
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        *_plugins(), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"), *args
-    )
-
-
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_a_bad_feature_file_stops_the_run_with_one_line(
-    pytester: pytest.Pytester, case: str
-) -> None:
+def test_each_mistake_is_one_line_at_its_line(tmp_path: Path, case: str) -> None:
     text, expected = BAD_FILES[case]
-    bad = pytester.path / "bad.feature"
+    bad = tmp_path / "bad.feature"
     bad.write_text(text)
-    (pytester.path / "good.feature").write_text("Feature: good\n" + GOOD_SCENARIO)
-    result = _run(pytester, str(pytester.path / "good.feature"), str(bad))
-    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
-    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
-    assert len(errors) == 1, result.stderr.str()
-    assert f"bad feature file: {bad}{expected}" in errors[0]
-    assert "Traceback" not in result.stdout.str() + result.stderr.str()
-    result.assert_outcomes()  # no scenario ran, not even the good file's
+    problems = feature_file_problems(bad, TAGS)
+    assert problems == [problems[0]], problems
+    assert problems[0].startswith(f"{bad}{expected}"), problems[0]
 
 
-def test_a_bad_sibling_does_not_stop_another_file(pytester: pytest.Pytester) -> None:
-    (pytester.path / "bad.feature").write_text(BAD_FILES["a table row short of a cell"][0])
-    (pytester.path / "good.feature").write_text("Feature: good\n" + GOOD_SCENARIO)
-    result = _run(pytester, str(pytester.path / "good.feature"), "--collect-only", "-q")
-    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+def test_a_bad_file_stops_the_run_and_a_bad_sibling_does_not(tmp_path: Path) -> None:
+    project = project_folder(tmp_path)
+    (project / "features" / "bad.feature").write_text(BAD_FILES["an untagged scenario"][0])
+    whole = run_pytest(project, "features/", "--collect-only", "-q")
+    assert whole.returncode == USAGE_ERROR, whole.stdout + whole.stderr
+    assert whole.error_lines == [
+        f"ERROR: {project / 'features' / 'bad.feature'}:2: scenario "
+        "'a <kind> row' is neither @spec nor @defined-here; tag it (or "
+        "its Rule) @spec when the page says it, @defined-here when it "
+        "checks the harness's definition (docs/contracts.md)"
+    ]
+    other = run_pytest(project, "features/check_it_worked.feature", "--collect-only", "-q")
+    assert other.returncode == 0, other.stdout + other.stderr
 
 
 @pytest.mark.parametrize("path", sorted(FEATURES.glob("*.feature")), ids=lambda p: p.name)
 def test_the_project_feature_files_are_sound(path: Path) -> None:
-    assert check_feature_file(path).scenarios > 0
+    assert feature_file_problems(path, TAGS) == []
+    assert count_runs(parse(path)[0]) > 0
+
+
+def test_the_pages_own_notation_stays_text_in_an_outline(tmp_path: Path) -> None:
+    """The page writes the URL form with <render-registry>; an outline may quote it as it is."""
+    path = tmp_path / "notation.feature"
+    path.write_text(
+        "Feature: notation\n  The URL has the form oci://<render-registry>/<namespace>.\n"
+        + OUTLINE.replace('"<value>"', "oci://<render-registry>/<value>").split("\n", 1)[1]
+    )
+    assert feature_file_problems(path, TAGS) == []
 
 
 def test_every_example_row_is_a_run(tmp_path: Path) -> None:
     path = tmp_path / "outline.feature"
     path.write_text(
-        """Feature: outline
-  Scenario Outline: rows
-    Given a SolAr cluster, a render registry and a target cluster
-
-    Examples:
-      | a |
-      | 1 |
-      | 2 |
-
-    Examples:
-      | a |
-      | 3 |
-"""
-        + GOOD_SCENARIO
+        OUTLINE + "\n    Examples:\n      | kind | value |\n      | two  | 2 |\n"
+        "      | three | 3 |\n" + GOOD_SCENARIO
     )
-    assert check_feature_file(path).scenarios == 4
+    assert count_runs(parse(path)[0]) == 4
 
 
 def test_prose_in_descriptions_is_not_a_misspelling(tmp_path: Path) -> None:
@@ -120,11 +161,85 @@ def test_prose_in_descriptions_is_not_a_misspelling(tmp_path: Path) -> None:
     path.write_text(
         "Feature: prose\n  The page says: this is fine.\n  Note: so is this.\n" + GOOD_SCENARIO
     )
-    assert check_feature_file(path).scenarios == 1
+    assert feature_file_problems(path, TAGS) == []
 
 
 def test_a_missing_feature_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "empty.feature"
     path.write_text("# only a comment\n")
-    with pytest.raises(BadFeatureFile, match="no `Feature:` line"):
-        check_feature_file(path)
+    assert feature_file_problems(path, TAGS) == [
+        f"{path}: no `Feature:` line; every feature file starts with one"
+    ]
+
+
+# --- feature files -------------------------------------------------------------------------------
+ORIGINAL = (ROOT / FEATURE).read_text()
+OUTLINE_EXAMPLES = ORIGINAL[
+    ORIGINAL.index("      Examples: the page's table") : ORIGINAL.index("  @spec\n  Rule: Issued")
+]
+FEATURE_MISTAKES = {
+    "an outline without its Examples": (
+        ORIGINAL.replace(OUTLINE_EXAMPLES, ""),
+        ":21: the outline 'AgentCredentialReady is <Status> with reason <Reason>' has no Examples",
+    ),
+    "a placeholder typo": (
+        ORIGINAL.replace('with reason "<Reason>"', 'with reason "<Reasn>"', 1),
+        ":24: <Reasn> is not a column of the Examples at line 27 (did you mean <Reason>?)",
+    ),
+    "a misspelt step keyword opening the Background": (
+        ORIGINAL.replace("    Given a SolAr cluster", "    Gievn a SolAr cluster", 1),
+        ":15: `Gievn` is not a step keyword (did you mean `Given`?)",
+    ),
+    "a misspelt step keyword opening a scenario": (
+        ORIGINAL.replace(
+            "    Scenario: The Secret named in the message holds a token that expires when the "
+            "message says\n      When",
+            "    Scenario: The Secret named in the message holds a token that expires when the "
+            "message says\n      Wehn",
+        ),
+        ":38: `Wehn` is not a step keyword (did you mean `When`?)",
+    ),
+    "a misspelt step keyword among the steps": (
+        ORIGINAL.replace(
+            '      And no token is minted for "cluster-1"\n      When',
+            '      Adn no token is minted for "cluster-1"\n      When',
+            1,
+        ),
+        "`Adn` is not a step keyword (did you mean `And`?)",
+    ),
+    "a misspelt Examples keyword": (
+        ORIGINAL.replace("      Examples: the page", "      Exmples: the page", 1),
+        ":27: `Exmples:` is not a Gherkin keyword (did you mean `Examples:`?)",
+    ),
+    "a tag typo": (
+        ORIGINAL.replace("@defined-here\n  Rule: Disabled", "@defined_here\n  Rule: Disabled", 1),
+        ":43: unknown tag @defined_here (did you mean @defined-here?)",
+    ),
+    "a tag no marker registers": (
+        ORIGINAL.replace(
+            "    @fault\n    Scenario: Unsetting", "    @skip\n    Scenario: Unsetting"
+        ),
+        ":53: unknown tag @skip",
+    ),
+    "an untagged scenario": (
+        ORIGINAL.replace("  @spec\n  Rule: Issued", "  Rule: Issued", 1),
+        ":36: scenario 'The Secret named in the message holds a token that expires when the "
+        "message says' is neither @spec nor @defined-here",
+    ),
+    "a scenario tagged both ways": (
+        ORIGINAL.replace(
+            "    @fault\n    Scenario: Unsetting", "    @spec\n    Scenario: Unsetting"
+        ),
+        "is both @spec and @defined-here",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FEATURE_MISTAKES))
+def test_a_feature_file_mistake(tmp_path: Path, case: str) -> None:
+    text, said = FEATURE_MISTAKES[case]
+    assert text != ORIGINAL, "the mistake was not made"
+    project = project_folder(tmp_path)
+    (project / FEATURE).write_text(text)
+    line = refused(project, words=(said,))
+    assert line.startswith(f"ERROR: {project / FEATURE}:"), line

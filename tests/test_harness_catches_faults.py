@@ -146,6 +146,7 @@ def leak(landscape, you, target):
 
 LEAKY_FEATURE = """
 Feature: a careless step
+  @spec
   Scenario: a step prints the agent token and fails
     Given a SolAr cluster, a render registry and a target cluster
     And the operator has set up the solar-agent in namespace "test"
@@ -347,6 +348,7 @@ def test_no_token_nor_a_piece_of_one_reaches_any_output(
 def test_a_malformed_name_is_one_clear_line(pytester: pytest.Pytester) -> None:
     (pytester.path / "bad.feature").write_text(
         "Feature: bad input\n"
+        "  @spec\n"
         "  Scenario: a namespace that Kubernetes would reject\n"
         "    Given a SolAr cluster, a render registry and a target cluster\n"
         '    And the operator has set up the solar-agent in namespace "Not_A_Name"\n'
@@ -360,7 +362,7 @@ def test_a_malformed_name_is_one_clear_line(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--solar-env=moon"], "*invalid choice: 'moon'*"),
+        (["--solar-env=moon"], "*--solar-env='moon': not one of sim, local, kind, existing*"),
         (["--solar-impl=external"], "*--solar-impl=external needs a real SolAr*"),
     ],
 )

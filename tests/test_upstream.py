@@ -25,7 +25,7 @@ from fixtures.report import answered
 from fixtures.report.conformance import to_yaml
 from fixtures.report.model import build_report
 from fixtures.report.records import RunInfo, ScenarioRecord, StepRecord
-from tests.test_bad_input import _one_line_exit_4, _run
+from tests.project_runs import Run, one_line_exit_4, project_folder, run_pytest
 
 
 def _binaries(folder: Path, programs: tuple[str, ...] = PROGRAMS) -> Path:
@@ -44,52 +44,61 @@ def _chart(folder: Path) -> Path:
 
 
 # --- options -----------------------------------------------------------------------------------
-def test_upstream_is_refused_outside_kind(pytester: pytest.Pytester) -> None:
-    line = _one_line_exit_4(_run(pytester, "--solar-impl=upstream"), "--solar-env=kind")
+def _run(project: Path, *args: str) -> Run:
+    return run_pytest(project, "features/check_it_worked.feature", *args)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return project_folder(tmp_path)
+
+
+def test_upstream_is_refused_outside_kind(project: Path) -> None:
+    line = one_line_exit_4(_run(project, "--solar-impl=upstream"), "--solar-env=kind")
     assert "not on sim" in line
 
 
-def test_upstream_without_its_binaries_names_the_option(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, "--solar-impl=upstream", "--solar-env=kind")
-    _one_line_exit_4(result, "--solar-upstream-bin")
+def test_upstream_without_its_binaries_names_the_option(project: Path) -> None:
+    result = _run(project, "--solar-impl=upstream", "--solar-env=kind")
+    one_line_exit_4(result, "--solar-upstream-bin")
 
 
-def test_upstream_with_a_program_missing_names_it(pytester: pytest.Pytester) -> None:
-    binaries = _binaries(pytester.path / "bin", PROGRAMS[:2])
-    chart = _chart(pytester.path / "chart")
+def test_upstream_with_a_program_missing_names_it(project: Path) -> None:
+    binaries = _binaries(project / "bin", PROGRAMS[:2])
+    chart = _chart(project / "chart")
     result = _run(
-        pytester,
+        project,
         "--solar-impl=upstream",
         "--solar-env=kind",
         f"--solar-upstream-bin={binaries}",
         f"--solar-upstream-chart={chart}",
     )
-    _one_line_exit_4(result, "solar-renderer", "no executable")
+    one_line_exit_4(result, "solar-renderer", "no executable")
 
 
-def test_upstream_with_a_folder_that_is_no_chart(pytester: pytest.Pytester) -> None:
-    binaries = _binaries(pytester.path / "bin")
+def test_upstream_with_a_folder_that_is_no_chart(project: Path) -> None:
+    binaries = _binaries(project / "bin")
     result = _run(
-        pytester,
+        project,
         "--solar-impl=upstream",
         "--solar-env=kind",
         f"--solar-upstream-bin={binaries}",
-        f"--solar-upstream-chart={pytester.path}",
+        f"--solar-upstream-chart={project}",
     )
-    _one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
+    one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
 
 
-def test_upstream_with_workers_is_refused(pytester: pytest.Pytester) -> None:
+def test_upstream_with_workers_is_refused(project: Path) -> None:
     result = _run(
-        pytester,
+        project,
         "--solar-impl=upstream",
         "--solar-env=kind",
-        f"--solar-upstream-bin={_binaries(pytester.path / 'bin')}",
-        f"--solar-upstream-chart={_chart(pytester.path / 'chart')}",
+        f"--solar-upstream-bin={_binaries(project / 'bin')}",
+        f"--solar-upstream-chart={_chart(project / 'chart')}",
         "-n",
         "2",
     )
-    _one_line_exit_4(result, "--solar-impl=upstream", "drop -n")
+    one_line_exit_4(result, "--solar-impl=upstream", "drop -n")
 
 
 def test_usable_binaries_and_chart_are_taken(tmp_path: Path) -> None:
