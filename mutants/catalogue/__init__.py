@@ -1,4 +1,5 @@
-"""The catalogue: every mutant, by id, with the scenarios expected to kill it (docs/mutants.md)."""
+"""The catalogue: every mutant, by id, with the scenarios expected to kill it, and every conforming
+variant, which every scenario must pass (docs/mutants.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from mutants.catalogue import (
     profiles,
     registry,
     renderer,
+    variants,
+    variants_delivery,
 )
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
@@ -30,6 +33,8 @@ del (
     profiles,
     registry,
     renderer,
+    variants,
+    variants_delivery,
 )  # imported to register their mutants
 
 
