@@ -16,11 +16,12 @@ from core.oci import Chart, RegistryClient, RegistryError
 from core.redact import holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
-    agent_chart,
+    agent_source,
     artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
     pull_chart,
+    pull_source,
     token_in,
     token_secret,
 )
@@ -112,8 +113,8 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     pusher = landscape.registry_as(*landscape.push_credentials())
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    located = agent_chart(landscape, pusher, namespace, target)
-    repository = f"{namespace}/{located.name}"
+    repository, ref = agent_source(landscape, pusher, namespace, target)
+    located = pull_source(pusher, repository, ref)
 
     return _pull(
         f"{repository}:{located.version}",
@@ -220,8 +221,9 @@ def _write_actions(
 
     def overwrite_agent_release(target: str) -> Callable[[], object]:
         def act() -> object:
-            located = agent_chart(landscape, pusher(landscape), you.namespace_of(target), target)
-            repository = f"{you.namespace_of(target)}/{located.name}"
+            namespace, client_of_solar = you.namespace_of(target), pusher(landscape)
+            repository, ref = agent_source(landscape, client_of_solar, namespace, target)
+            located = pull_source(client_of_solar, repository, ref)
             forged = Chart(located.name, located.version, {"forged.yaml": "kind: List\n"})
             return client.push_chart(repository, forged)
 

@@ -398,8 +398,7 @@ variant(
 variant(
     "variant-rotates-late",
     ("runbook",),
-    "every token lives 20 minutes and is rotated once it is 90 % of that old, as its profile "
-    "says",
+    "every token lives 20 minutes and is rotated once it is 90 % of that old, as its profile says",
     profile={"token_lifetime_seconds": 1200, "rotate_after_fraction": 0.9},
 )
 
