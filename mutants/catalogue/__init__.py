@@ -16,8 +16,10 @@ from mutants.catalogue import (
     profiles,
     registry,
     renderer,
-    variants,
+    variants_access,
+    variants_condition,
     variants_delivery,
+    variants_writes,
 )
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
@@ -33,8 +35,10 @@ del (
     profiles,
     registry,
     renderer,
-    variants,
+    variants_access,
+    variants_condition,
     variants_delivery,
+    variants_writes,
 )  # imported to register their mutants
 
 

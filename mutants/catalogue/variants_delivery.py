@@ -165,6 +165,63 @@ variant(
 )
 
 
+@patch(f"{R}._agent_chart_name")
+def _agent_chart_by_target(original: Any) -> Any:
+    return lambda release, target: f"agent-{target}"
+
+
+@patch(f"{R}._chart_for")
+def _agent_chart_named_by_target(original: Any) -> Any:
+    def chart_for(self: Any, release: Any, target: Any) -> Any:
+        chart = original(self, release, target)
+        agent = self.contract.agent_release_annotation in (
+            release["metadata"].get("annotations") or {}
+        )
+        if chart is None or not agent:
+            return chart
+        return dataclasses.replace(
+            chart, name=self._agent_chart_name("", target["metadata"]["name"])
+        )
+
+    return chart_for
+
+
+variant(
+    "variant-agent-chart-named-by-target",
+    ("table-renderer", "table-flux"),
+    "each agent release is a chart named agent-<target>, not release-<release>-<target>",
+    _agent_chart_by_target,
+    _agent_chart_named_by_target,
+)
+
+
+@patch(f"{R}._bootstrap_chart")
+def _bootstrap_with_more(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        chart = original(self, target, namespace, registry, releases)
+        info = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "{{ .Release.Name }}-target"},
+            "data": {"target": target, "namespace": namespace},
+        }
+        templates = {**chart.templates, "target-info.yaml": yamlio.dump(info)}
+        return dataclasses.replace(chart, templates=templates)
+
+    return bootstrap_chart
+
+
+variant(
+    "variant-bootstrap-carries-more",
+    ("table-flux", "page-objects"),
+    "the bootstrap chart also installs a ConfigMap that names its Target, beside the "
+    "OCIRepository/HelmRelease pair of each bound Release",
+    _bootstrap_with_more,
+)
+
+
 # --- what the agent release installs --------------------------------------------------------------
 @patch(f"{R}._agent_templates")
 def _renamed_agent_objects(original: Any) -> Any:
@@ -226,6 +283,29 @@ variant(
     "the agent release's Secret carries the kubeconfig base64-encoded under data, not as "
     "stringData",
     _kubeconfig_as_data,
+)
+
+
+@patch(f"{A}.report")
+def _never_reads_target(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        from core.clock import utc
+
+        report = solar.get("TargetReport", self.target, self.namespace)
+        now = utc(self.clock.now())
+        report.setdefault("spec", {})["lastReportTime"] = now
+        solar.update(report)
+        self.log(f"reported {self.namespace}/{self.target} at {now}")
+
+    return report
+
+
+variant(
+    "variant-agent-never-reads-its-target",
+    ("table-agent", "scope"),
+    "the agent never reads its Target (the credential allows it; nothing requires it): it only "
+    "updates its TargetReport",
+    _never_reads_target,
 )
 
 
