@@ -100,14 +100,14 @@ def run_one(
             return Outcome(mutant, ERROR, f"no verdict within {timeout:g} s", _since(started))
         seconds = _since(started)
         found = json.loads(result.read_text()) if result.is_file() else None
-    return Outcome(mutant, *_verdict(mutant, done, found), seconds)
+    return Outcome(mutant, *verdict_of(mutant, done, found), seconds)
 
 
 def _since(started: float) -> float:
     return time.monotonic() - started
 
 
-def _verdict(
+def verdict_of(
     mutant: Mutant | None, done: subprocess.CompletedProcess[str], found: dict[str, object] | None
 ) -> tuple[str, str]:
     failed = list(found.get("failed") or []) if found else []  # type: ignore[call-overload]
