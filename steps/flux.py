@@ -11,7 +11,8 @@ from core.clock import parse_duration
 from core.landscape import Landscape
 from core.redact import same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
+from fixtures.page.charts import kubeconfig_from_secret
+from fixtures.page.lookup import agent_release_name, bound_releases
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 

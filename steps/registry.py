@@ -15,16 +15,15 @@ from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
 from core.redact import holds, same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import (
+from fixtures.page.charts import (
     agent_source,
     artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
     pull_chart,
     pull_source,
-    token_in,
-    token_secret,
 )
+from fixtures.page.lookup import token_in, token_secret
 from fixtures.page.objects import FirstContact
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
