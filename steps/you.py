@@ -348,12 +348,9 @@ def credential_condition_is(
     kind = landscape.contract.condition_type
 
     def probe() -> tuple[bool, Any]:
-        condition = credential_condition(landscape, namespace, target)
-        ok = condition is not None and (condition["status"], condition["reason"]) == (
-            status,
-            reason,
-        )
-        return ok, condition
+        condition = credential_condition(landscape, namespace, target) or {}
+        ok = (condition.get("status"), condition.get("reason")) == (status, reason)
+        return ok, condition or None
 
     waiter.until(f"{kind} of {target} is {status}/{reason}", probe)
     seen_at = landscape.clock.now()
