@@ -16,6 +16,7 @@ from fixtures.page.lookup import (
     TokenFacts,
     credential_condition,
     last_report_time,
+    target_report,
     token_in,
     token_requests,
     token_secret,
@@ -223,7 +224,7 @@ def stays_issued(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
 @then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))
 def report_empty(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-    report = landscape.solar.get("TargetReport", target, namespace)
+    report = target_report(landscape, namespace, target)
     assert not report.get("spec", {}).get("lastReportTime"), report.get("spec")
 
 

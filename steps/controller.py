@@ -25,6 +25,7 @@ from fixtures.page.lookup import (
     credential_objects,
     credential_secrets,
     secrets_with_tokens_of,
+    target_report,
     token_in,
     token_requests,
     token_secret,
@@ -63,7 +64,7 @@ def access_objects(landscape: Landscape, you: You, target: str) -> None:
     facts = TokenFacts.read(_issued_token(landscape, namespace, target))
     account_namespace, account = facts.service_account
     assert account_namespace == namespace, f"the token is for {facts.subject}"
-    landscape.solar.get("ServiceAccount", account, namespace)
+    _stored(landscape, ("ServiceAccount", account, namespace))
     objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
     bindings = [_stored(landscape, ref) for ref in objects if ref[0] == "RoleBinding"]
     roles = [_stored(landscape, ref) for ref in objects if ref[0] == "Role"]
@@ -118,8 +119,7 @@ def empty_report(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        report = landscape.solar.get("TargetReport", target, namespace)
-        return True, report.get("spec", {})
+        return True, target_report(landscape, namespace, target).get("spec", {})
 
     spec = waiter.until(f"the TargetReport {target}", probe)
     assert not spec.get("lastReportTime"), f"not empty: {spec}"
@@ -147,7 +147,7 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     facts = TokenFacts.read(_issued_token(landscape, namespace, target))
     account_namespace, account = facts.service_account
     assert account_namespace == namespace, f"the token is for {facts.subject}"
-    landscape.solar.get("ServiceAccount", account, namespace)
+    _stored(landscape, ("ServiceAccount", account, namespace))
     assert facts.bound_secret == secret["metadata"]["name"], (
         f"the token is bound to {facts.bound_secret}, not to its Secret"
     )

@@ -53,16 +53,6 @@ STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
         "token",
         "the Secret the old token is bound to, by the token's own claim",
     ),
-    ("steps/agent.py", "report_empty", "TargetReport"): ("page", "named like its Target"),
-    ("steps/controller.py", "access_objects", "ServiceAccount"): (
-        "token",
-        "the account the token's subject names",
-    ),
-    ("steps/controller.py", "token_minted", "ServiceAccount"): (
-        "token",
-        "the account the token's subject names",
-    ),
-    ("steps/controller.py", "empty_report", "TargetReport"): ("page", "named like its Target"),
     ("steps/controller.py", "refusals_are_events", "Event"): (
         "page",
         "Events about the Target, as kubectl describe finds them (kind, name, namespace, uid)",
