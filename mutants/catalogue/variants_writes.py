@@ -279,3 +279,34 @@ variant(
     "client-go's event recorder aggregates them",
     _aggregated,
 )
+
+
+@patch(f"{C}._ensure_report")
+def _report_status(original: Any) -> Any:
+    """Dead-agent detection as upstream's draft plans it: the controller reads the heartbeat and
+    keeps a condition in the TargetReport's status (the status subresource, which the agent's
+    Role does not grant), written when it changes."""
+
+    def ensure_report(self: Any, target: Any, labels: dict[str, str]) -> None:
+        original(self, target, labels)
+        meta = target["metadata"]
+        report = self.solar.get("TargetReport", meta["name"], meta["namespace"])
+        reported = bool(report.get("spec", {}).get("lastReportTime"))
+        status, reason = ("True", "Reporting") if reported else ("False", "NoReportYet")
+        if set_condition(report, "AgentReporting", status, reason, "", self.clock.now()):
+            try:
+                self.solar.update_status(report)
+            except ApiError as error:
+                if error.status != 409:
+                    raise  # a conflict with the agent's report: written on a later pass
+
+    return ensure_report
+
+
+variant(
+    "variant-controller-keeps-report-status",
+    ("table-agent", "report-after-install"),
+    "the controller keeps a condition in the TargetReport's status (AgentReporting, from the "
+    "heartbeat), beside the agent's reports in its spec",
+    _report_status,
+)
