@@ -274,3 +274,70 @@ variant(
     _no_patch,
     profile={"grants_patch": False},
 )
+
+
+def _revoked(self: Any, target: Any) -> bool:
+    annotations = target["metadata"].get("annotations") or {}
+    return bool(annotations.get(self.contract.revocation_annotation) == self.contract.revoked_value)
+
+
+@patch(f"{C}._ensure_access")
+def _unbound_while_revoked(original: Any) -> Any:
+    def ensure_access(self: Any, target: Any, names: Any, labels: dict[str, str]) -> None:
+        if not _revoked(self, target):
+            original(self, target, names, labels)
+            return
+        ensure = self._ensure
+
+        def all_but_the_binding(wanted: Any, compare: tuple[str, ...] = ()) -> None:
+            if wanted["kind"] != "RoleBinding":
+                ensure(wanted, compare)
+
+        self.__dict__["_ensure"] = all_but_the_binding
+        try:
+            original(self, target, names, labels)
+        finally:
+            del self.__dict__["_ensure"]
+        try:
+            self.solar.delete("RoleBinding", names.role, target["metadata"]["namespace"])
+        except ApiError as error:
+            if error.status != 404:
+                raise
+
+    return ensure_access
+
+
+variant(
+    "variant-revoking-also-unbinds",
+    ("condition-revoked", "runbook"),
+    "revoking also deletes the agent's RoleBinding (the token is gone anyway); removing the "
+    "annotation binds it again with the new token",
+    _unbound_while_revoked,
+)
+
+
+@patch(f"{C}.reconcile")
+def _nothing_until_it_can_mint(original: Any) -> Any:
+    """While Disabled or Revoked, a Target gets nothing: its ServiceAccount, Role, RoleBinding
+    and TargetReport come with the first token."""
+
+    def reconcile(self: Any, target: Any) -> float:
+        if self.config.apiserver_url and not _revoked(self, target):
+            return float(original(self, target))
+        self.__dict__["_ensure_access"] = lambda target, names, labels: None
+        self.__dict__["_ensure_report"] = lambda target, labels: None
+        try:
+            return float(original(self, target))
+        finally:
+            del self.__dict__["_ensure_access"], self.__dict__["_ensure_report"]
+
+    return reconcile
+
+
+variant(
+    "variant-nothing-until-it-can-mint",
+    ("table-controller", "condition-disabled", "condition-revoked"),
+    "while a Target is Disabled or Revoked the controller creates none of its credential's "
+    "objects; they come with its first token",
+    _nothing_until_it_can_mint,
+)

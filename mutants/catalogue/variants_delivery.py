@@ -371,3 +371,49 @@ variant(
     "the agent writes lastReportTime with a merge patch, not an update",
     _patches,
 )
+
+
+@patch(f"{R}._agent_templates")
+def _two_secrets(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        templates = original(self, release, target, kubeconfig)
+        ca = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "Opaque",
+            "metadata": {
+                "name": "solar-agent-ca",
+                "labels": {self.contract.release_label: release},
+            },
+            "stringData": {"ca.crt": self.config.apiserver_ca_pem},
+        }
+        return {**templates, "ca.yaml": yamlio.dump(ca)}
+
+    return agent_templates
+
+
+variant(
+    "variant-agent-release-two-secrets",
+    ("table-renderer", "table-flux"),
+    "the agent release installs a second Secret (the SolAr API server's CA bundle) beside the "
+    "one with the kubeconfig",
+    _two_secrets,
+)
+
+
+@patch(f"{R}._push")
+def _also_latest(original: Any) -> Any:
+    def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
+        version = str(original(self, client, namespace, chart))
+        client.push_chart(f"{namespace}/{chart.name}", dataclasses.replace(chart, version="latest"))
+        return version
+
+    return push
+
+
+variant(
+    "variant-charts-also-tagged-latest",
+    ("table-renderer", "point-once", "url-form"),
+    "every chart is also pushed under the tag latest, which the page's semver range never picks",
+    _also_latest,
+)
