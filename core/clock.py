@@ -10,10 +10,11 @@ from __future__ import annotations
 import gc
 import heapq
 import itertools
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Protocol
 
 LoopBody = Callable[[], float]
@@ -76,8 +77,45 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=total)
 
 
+# RFC 3339's date-time (section 5.6): `Z` or a numeric offset, seconds with or without a
+# fraction of any length; `T` and `Z` in either case, as the RFC allows. Kubernetes reads
+# metav1.Time with Go's RFC 3339 layout, which takes each of these (fractions it takes on parsing
+# even though it writes none); metav1.MicroTime writes six digits, Go's RFC3339Nano up to nine.
+_RFC3339 = re.compile(
+    r"(?P<date>\d{4}-\d\d-\d\d)[Tt](?P<time>\d\d:\d\d:\d\d)(?:\.(?P<fraction>\d+))?"
+    r"(?P<zone>[Zz]|(?P<sign>[+-])(?P<hours>\d\d):(?P<minutes>\d\d))"
+)
+
+
 def parse_utc(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    """An RFC 3339 date-time in any of its forms, as a UTC datetime (fractions beyond the
+    microsecond cut off). ValueError, saying why, for anything else."""
+    found = _RFC3339.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        raise ValueError(
+            f"{text!r} is not an RFC 3339 date-time (2026-01-01T12:00:00Z, "
+            "2026-01-01T14:00:00.5+02:00, ...)"
+        )
+    fraction = (found["fraction"] or "")[:6].ljust(6, "0")
+    try:
+        moment = datetime.strptime(
+            f"{found['date']}T{found['time']}.{fraction}", "%Y-%m-%dT%H:%M:%S.%f"
+        )
+        if found["sign"] is None:
+            return moment.replace(tzinfo=UTC)
+        offset = timedelta(hours=int(found["hours"]), minutes=int(found["minutes"]))
+        if offset >= timedelta(hours=24) or int(found["minutes"]) > 59:
+            raise ValueError(f"the offset {found['zone']} is out of range")
+        zone = timezone(offset if found["sign"] == "+" else -offset)
+        return moment.replace(tzinfo=zone).astimezone(UTC)
+    except ValueError as error:
+        raise ValueError(f"{text!r} is not an RFC 3339 date-time: {error}") from None
+
+
+class LoopsKeepWaking(AssertionError):
+    """Components woke each other again and again without time passing (a component that writes
+    on every pass and reacts to its own writes): a verdict on them, as a real cluster would show
+    it by a hot loop, not an error of the clock."""
 
 
 # A schedule: when, a tie-breaker, the loop, and the loop's generation at scheduling time. A plain
@@ -173,7 +211,10 @@ class VirtualClock:
             runs[loop] = runs.get(loop, 0) + 1
             if runs[loop] > self.MAX_RUNS_PER_LOOP_PER_INSTANT:
                 busy = sorted({other.name for other, n in runs.items() if n > 100} | {loop.name})
-                raise RuntimeError(f"loops keep waking each other: {', '.join(busy)}")
+                raise LoopsKeepWaking(
+                    f"loops keep waking each other without time passing (a hot loop): "
+                    f"{', '.join(busy)}"
+                )
             self.runs += 1
             delay = loop.body()
             if loop.current(generation):  # not woken or stopped while it ran

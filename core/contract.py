@@ -49,16 +49,35 @@ class Contract:
     agent_kubeconfig_key: str = "kubeconfig"
     report_interval_seconds: int = 5
     api_server_auth_cache_seconds: int = 10
+    # Groups: `name`, and `namespace` unless the message names the Secret by its name alone
+    # (then it is the Target's namespace).
     message_secret_pattern: str = r"Secret (?P<namespace>[a-z0-9.-]+)/(?P<name>[a-z0-9.-]+)"
-    message_expiry_pattern: str = r"expires at (?P<expiry>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
+    # Group `expiry`: an RFC 3339 time in any of its forms (Z or an offset, a fraction or none).
+    message_expiry_pattern: str = (
+        r"expires at (?P<expiry>\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d))"
+    )
+    # Whether the agent's Role grants patch on its TargetReport besides update: the harness reads
+    # the page's "update" as update and patch (docs/contracts.md, "The credential's scope").
+    grants_patch: bool = True
 
-    def secret_named_in(self, message: str) -> tuple[str, str] | None:
+    def secret_named_in(self, message: str, namespace: str = "") -> tuple[str, str] | None:
+        """(namespace, name) of the Secret the Issued message names; `namespace`, the Target's,
+        where the message names the Secret by its name alone."""
         found = re.search(self.message_secret_pattern, message)
-        return (found["namespace"], found["name"]) if found else None
+        if found is None:
+            return None
+        named = found.groupdict()
+        return (named.get("namespace") or namespace, str(named["name"]))
+
+    def expiry_text_in(self, message: str) -> str | None:
+        """The expiry as the Issued message writes it (what the expiry pattern's group holds)."""
+        found = re.search(self.message_expiry_pattern, message)
+        return str(found["expiry"]) if found else None
 
     def expiry_named_in(self, message: str) -> datetime | None:
-        found = re.search(self.message_expiry_pattern, message)
-        return parse_utc(found["expiry"]) if found else None
+        """The expiry the Issued message names; ValueError when it is no RFC 3339 time."""
+        text = self.expiry_text_in(message)
+        return parse_utc(text) if text is not None else None
 
     def credential_labels(self, target: str) -> dict[str, str]:
         return {self.target_label: target, self.credential_label: "true"}

@@ -98,7 +98,7 @@ Feature: Rotating and revoking a credential (the runbook)
 
     @fault
     Scenario: A token is rotated before it expires, once, even by a controller whose clock runs ahead
-      When the clock of solar-controller-manager passes 80 percent of the token's lifetime
+      When the clock of solar-controller-manager passes the age at which a token is rotated
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
       And the new token expires later than the old one
       And the old token of "cluster-1" is rejected within the authentication cache window
@@ -111,7 +111,7 @@ Feature: Rotating and revoking a credential (the runbook)
 
     Scenario: Without a new token, the old one expires, the reports stop and the condition says why
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
-      When the token of "cluster-1" has lived past 80 percent of its lifetime
+      When the token of "cluster-1" has lived past the age at which it is rotated
       Then the SolAr API server has refused 2 token requests for the agent of "cluster-1"
       And AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       When the token of "cluster-1" expires

@@ -1,9 +1,12 @@
-"""A mutant: a deliberately broken variant of the reference SolAr or of the sim landscape.
+"""A mutant: a deliberately broken variant of the reference SolAr or of the sim landscape; and its
+other half, a conforming variant: a SolAr that differs from the reference only where the page
+leaves a choice open, which every scenario must pass.
 
-A mutant replaces one function or method (or a few) at a named seam, `package.module:Name` or
+Either replaces one function or method (or a few) at a named seam, `package.module:Name` or
 `package.module:Class.attribute`, for the length of one pytest run, through pytest's
-MonkeyPatch; no file is edited. The replacement is built from the original, so most mutants
-are one small change around the real behaviour.
+MonkeyPatch; no file is edited. The replacement is built from the original, so most are one
+small change around the real behaviour. A variant may also come with a profile (the keys of
+core/contract.py it sets), with which it runs as a real installation would.
 """
 
 from __future__ import annotations
@@ -100,9 +103,12 @@ class Mutant:
     # Scenarios most likely to kill it, run first (a hint for speed; every scenario still runs).
     killers: tuple[str, ...] = ()
     equivalent: str | None = None  # why no scenario can tell it from the reference, if so
-    conforming: bool = False  # a variant that keeps every promise of the page
     # Relies on how the in-memory landscape works inside, beyond its public methods.
     internal: bool = False
+    # A conforming variant: it keeps every promise of the page, so every scenario must pass.
+    conforming: bool = False
+    # The implementation profile it runs with (keys of core/contract.py's Contract).
+    profile: tuple[tuple[str, Any], ...] = ()
 
     @property
     def seams(self) -> tuple[str, ...]:
@@ -159,6 +165,36 @@ def mutant(
         return replace
 
     return register
+
+
+def patch(seam: str, *, rebind: tuple[str, ...] | None = None) -> Callable[[Replace], Patch]:
+    """The decorated `original -> replacement` function as a Patch of `seam` (for variants,
+    which are registered with all their patches at once)."""
+
+    def make(replace: Replace) -> Patch:
+        return Patch(seam, replace, rebind)
+
+    return make
+
+
+def variant(
+    id: str,
+    rows: tuple[str, ...] | str,
+    description: str,
+    *patches: Patch,
+    profile: dict[str, Any] | None = None,
+) -> Mutant:
+    """Register a conforming variant: `patches` at their seams, run with `profile`."""
+    found = Mutant(
+        id,
+        (rows,) if isinstance(rows, str) else rows,
+        description,
+        patches,
+        conforming=True,
+        profile=tuple(sorted((profile or {}).items())),
+    )
+    CATALOGUE.append(found)
+    return found
 
 
 class Wrapped:

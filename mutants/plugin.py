@@ -1,20 +1,29 @@
-"""pytest plugin: run the scenarios against one mutant of the catalogue.
+"""pytest plugin: run the scenarios against one mutant or conforming variant of the catalogue.
 
 Loaded only where asked for: `pytest -p mutants.plugin features/ --solar-mutant=ID` patches the
-mutant's seams when pytest starts and undoes them when it ends; nothing else changes. The mutant's
-likely killers run first, and the run's reports name it ("mutant ID of the reference SolAr").
-With SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for `python -m mutants`,
-which loads the plugin into each pytest run it starts. Without the option, the plugin does nothing.
+seams of a mutant or conforming variant when pytest starts and undoes them when it ends; nothing
+else changes. A mutant's likely killers run first; a variant that comes with a profile runs with
+it, as `--solar-profile` would give it; the run's reports name what was applied ("mutant ID of
+the reference SolAr", "conforming variant ID of the reference SolAr"). With
+SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for `python -m mutants`, which
+loads the plugin into each pytest run it starts: each failure's scenario, phase, exception type,
+whether that is a conformance message (an AssertionError) or an exception of the harness, and
+its first lines. Without the option, the plugin does nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from core.redact import REDACT
 from fixtures.plugin.implementation import VARIANT, Variant
 from mutants.model import Mutant, SeamMissing
 
@@ -37,6 +46,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run against a broken SolAr or sim landscape from the mutation catalogue "
         "(docs/mutants.md); sim only",
     )
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_configure")
+def pytest_configure_variant_profile(config: pytest.Config) -> None:
+    """Before the profile is read: a variant's profile becomes the run's `--solar-profile`."""
+    mutant_id = config.getoption("--solar-mutant")
+    if not mutant_id:
+        return
+    from mutants.catalogue import find
+
+    try:
+        chosen = find(mutant_id)
+    except KeyError:
+        return  # said below, with the other reasons a mutant cannot run
+    if not chosen.profile:
+        return
+    if config.getoption("--solar-profile") is not None:
+        raise pytest.UsageError(
+            f"--solar-mutant={mutant_id} runs with its own profile; leave out --solar-profile"
+        )
+    folder = Path(tempfile.mkdtemp(prefix="solar-variant-"))
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    path = folder / f"{chosen.id}.toml"
+    path.write_text("".join(f"{key} = {json.dumps(value)}\n" for key, value in chosen.profile))
+    config.option.solar_profile = path
 
 
 @pytest.hookimpl(trylast=True)
@@ -94,25 +128,62 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     mutant = config.stash.get(_ACTIVE, None)
-    return None if mutant is None else f"mutant: {mutant.id} - {mutant.description}"
+    if mutant is None:
+        return None
+    return f"{'variant' if mutant.conforming else 'mutant'}: {mutant.id} - {mutant.description}"
+
+
+MESSAGE_LINES = 3
+MESSAGE_CHARACTERS = 400
+
+
+def conformance_message(error: BaseException) -> bool:
+    """A verdict on SolAr (an assertion naming a promise, a wait that ran out), not an exception
+    of the harness (a KeyError, ValueError, LookupError ... while it read SolAr's data)."""
+    return isinstance(error, AssertionError | pytest.fail.Exception)
+
+
+def first_lines(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    value = excinfo.value
+    text = str(value) if isinstance(value, AssertionError) and str(value) else excinfo.exconly()
+    lines = [line.strip() for line in REDACT(text).strip().splitlines() if line.strip()]
+    shown = " / ".join(lines[:MESSAGE_LINES])
+    return shown if len(shown) <= MESSAGE_CHARACTERS else shown[:MESSAGE_CHARACTERS] + " ..."
 
 
 class _Recorder:
-    """Writes which scenarios failed, and in which phase, to the result file."""
+    """Writes which scenarios failed, in which phase and with which exception, to the result
+    file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.names: dict[str, str] = {}
-        self.failed: list[dict[str, str]] = []
+        self.failed: list[dict[str, Any]] = []
+        self.raised: dict[tuple[str, str], pytest.ExceptionInfo[BaseException]] = {}
         self.passed = 0
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.names = {item.nodeid: scenario_name(item) for item in session.items}
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.failed and call.excinfo is not None:
+            self.raised[(report.nodeid, report.when)] = call.excinfo
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
             scenario = self.names.get(report.nodeid, report.nodeid)
-            self.failed.append({"scenario": scenario, "when": report.when})
+            failure: dict[str, Any] = {"scenario": scenario, "when": report.when}
+            excinfo = self.raised.pop((report.nodeid, report.when), None)
+            if excinfo is not None:
+                failure["exception"] = excinfo.typename
+                failure["conformance"] = conformance_message(excinfo.value)
+                failure["message"] = first_lines(excinfo)
+            self.failed.append(failure)
         elif report.passed and report.when == "call":
             self.passed += 1
 

@@ -1,9 +1,13 @@
-"""Run the feature files on sim against every mutant of the catalogue and score the suite.
+"""Run the feature files on sim against every mutant and variant of the catalogue and score both.
 
-Each mutant is one `pytest -p mutants.plugin features/ -x` process with `--solar-mutant=ID` (the
-plugin patches the seams and runs the mutant's likely killers first); the unmutated suite runs
-too, and must pass. A mutant is killed when a scenario fails, survives when every scenario passes, and is an error
-when the run could not judge it (the seam is gone, pytest could not start, the time ran out).
+Each mutant or variant is one `pytest -p mutants.plugin features/ -x` process with `--solar-mutant=ID` (the plugin
+patches the seams, gives a variant its profile and runs a mutant's likely killers first); the
+unmutated suite runs too, and must pass. A mutant is killed when a scenario fails with a
+conformance message (an AssertionError naming a promise), crashed when the first failure is an
+exception of the harness instead (a KeyError, ValueError, LookupError ... while it read SolAr's
+data: a verdict nobody can act on), survives when every scenario passes, and is an error when
+the run could not judge it (the seam is gone, pytest could not start, the time ran out). A
+conforming variant must pass every scenario; a scenario that fails for it is a false alarm.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from mutants.plugin import RESULT_ENV
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ("features/",)
 KILLED, SURVIVED, EQUIVALENT, ERROR = "killed", "survived", "equivalent", "error"
-PASSED = "passed"  # the unmutated suite
+CRASHED = "crashed"  # a scenario failed with an exception of the harness, not a verdict
+PASSED = "passed"  # the unmutated suite, a conforming variant
+FALSE_ALARM = "false alarm"  # a conforming variant failed a scenario
 
 
 @dataclass(frozen=True)
@@ -40,9 +46,15 @@ class Outcome:
         return self.mutant.id if self.mutant else "(no mutant)"
 
     @property
+    def conforming(self) -> bool:
+        """The unmutated suite or a conforming variant: every scenario must pass."""
+        return self.mutant is None or self.mutant.conforming
+
+    @property
     def expected(self) -> bool:
-        """What the catalogue promises: killed, or surviving as a documented equivalent."""
-        if self.mutant is None:
+        """What the catalogue promises: killed, or surviving as a documented equivalent; every
+        scenario passing for the reference and each conforming variant."""
+        if self.mutant is None or self.mutant.conforming:
             return self.verdict == PASSED
         wanted = EQUIVALENT if self.mutant.equivalent else KILLED
         return self.verdict == wanted
@@ -90,25 +102,33 @@ def run_one(
             return Outcome(mutant, ERROR, f"no verdict within {timeout:g} s", _since(started))
         seconds = _since(started)
         found = json.loads(result.read_text()) if result.is_file() else None
-    return Outcome(mutant, *_verdict(mutant, done, found), seconds)
+    return Outcome(mutant, *verdict_of(mutant, done, found), seconds)
 
 
 def _since(started: float) -> float:
     return time.monotonic() - started
 
 
-def _verdict(
+def verdict_of(
     mutant: Mutant | None, done: subprocess.CompletedProcess[str], found: dict[str, object] | None
 ) -> tuple[str, str]:
     failed = list(found.get("failed") or []) if found else []  # type: ignore[call-overload]
     if done.returncode == 0:
-        if mutant is None:
+        if mutant is None or mutant.conforming:
             return PASSED, ""
         return (EQUIVALENT if mutant.equivalent else SURVIVED), ""
     if done.returncode == 1 and failed:
         first = failed[0]
         where = "" if first.get("when") == "call" else f" ({first.get('when')})"
-        return (KILLED if mutant is not None else ERROR), f"{first.get('scenario')}{where}"
+        scenario = f"{first.get('scenario')}{where}"
+        raised = f"{first.get('exception', 'an unknown exception')}: {first.get('message', '')}"
+        if mutant is None:
+            return ERROR, f"{scenario}: {raised}"
+        if mutant.conforming:
+            return FALSE_ALARM, f"{scenario}: {raised}"
+        if first.get("conformance") is False:
+            return CRASHED, f"{scenario}: {raised}"
+        return KILLED, scenario
     lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
     return ERROR, f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"
 
@@ -121,10 +141,10 @@ def run_all(
     marker: str | None = None,
     progress: Callable[[Outcome], None] = lambda outcome: None,
 ) -> list[Outcome]:
-    """The unmutated suite and every mutant, `jobs` at a time; the longest runs (the unmutated
-    suite and the equivalents, which run every scenario) start first."""
+    """The unmutated suite and every mutant and variant, `jobs` at a time; the longest runs (the
+    unmutated suite, the variants and the equivalents, which run every scenario) start first."""
     chosen = list(mutants)
-    longest_first = sorted(chosen, key=lambda m: m.equivalent is None)
+    longest_first = sorted(chosen, key=lambda m: m.equivalent is None and not m.conforming)
     order: list[Mutant | None] = [None, *longest_first]
 
     def one(mutant: Mutant | None) -> Outcome:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_bdd import given, parsers, then
 
 from core.api import ApiError
-from core.clock import parse_utc
 from core.landscape import Landscape, MissingCapability
 from core.redact import leaks_encoded
 from core.waiting import Waiter
@@ -17,10 +16,12 @@ from fixtures.page.lookup import (
     TokenFacts,
     credential_condition,
     last_report_time,
+    target_report,
     token_in,
     token_requests,
     token_secret,
 )
+from fixtures.page.reading import rfc3339
 from fixtures.plugin.actors import You
 from fixtures.plugin.hooks import requires
 from steps.common import quoted_names
@@ -119,10 +120,15 @@ def _not_in_the_future(landscape: Landscape, waiter: Waiter, target: str, value:
     clock, within the margin allowed between two machines' clocks)."""
     now = landscape.clock.now()
     margin = timedelta(seconds=waiter.timeout("margin"))
-    assert parse_utc(value) <= now + margin, (
+    assert _report_time(target, value) <= now + margin, (
         f"lastReportTime of {target} is {value}, later than now ({now:%Y-%m-%dT%H:%M:%SZ}): "
         "not the time of a report"
     )
+
+
+def _report_time(target: str, value: str) -> datetime:
+    """The page: lastReportTime "advances with every report", a time SolAr's API can compare."""
+    return rfc3339(value, f"lastReportTime of {target}")
 
 
 def _logs(landscape: Landscape, namespace: str, target: str) -> str:
@@ -138,7 +144,9 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
 
     def probe() -> tuple[bool, Any]:
         now = last_report_time(landscape, namespace, target)
-        later = now is not None and (before is None or parse_utc(now) > parse_utc(before))
+        later = now is not None and (
+            before is None or _report_time(target, now) > _report_time(target, before)
+        )
         return later, {"before": before, "now": now}
 
     interval = landscape.contract.report_interval_seconds
@@ -159,7 +167,7 @@ def _not_stale(landscape: Landscape, waiter: Waiter, target: str, value: str) ->
     window = timedelta(
         seconds=landscape.contract.report_interval_seconds + waiter.timeout("margin")
     )
-    assert parse_utc(value) >= now - window, (
+    assert _report_time(target, value) >= now - window, (
         f"lastReportTime of {target} advanced to {value}, earlier than one report interval "
         f"before now ({now:%Y-%m-%dT%H:%M:%SZ}): not the time of the report"
     )
@@ -216,7 +224,7 @@ def stays_issued(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
 @then(parsers.parse('the TargetReport "{target}" exists and its lastReportTime is empty'))
 def report_empty(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-    report = landscape.solar.get("TargetReport", target, namespace)
+    report = target_report(landscape, namespace, target)
     assert not report.get("spec", {}).get("lastReportTime"), report.get("spec")
 
 
@@ -277,7 +285,7 @@ def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     # The API server may answer a token from its authentication cache for one window after
     # the token expired (kube-apiserver caches successes), so that window is allowed, no more.
     window = timedelta(seconds=waiter.timeout("auth_cache") + waiter.timeout("margin"))
-    assert parse_utc(value) <= expires + window, (
+    assert _report_time(target, value) <= expires + window, (
         f"lastReportTime of {target} is {value}, more than the authentication-cache window "
         f"after the token expired at {expires}"
     )
@@ -285,7 +293,7 @@ def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     # interval of the expiry, not long before (an agent that stops early stops here too).
     interval = landscape.contract.report_interval_seconds
     earliest = expires - timedelta(seconds=interval + waiter.timeout("margin"))
-    assert parse_utc(value) >= earliest, (
+    assert _report_time(target, value) >= earliest, (
         f"lastReportTime of {target} is {value}: the agent stopped reporting before its token "
         f"expired at {expires} (the last report may come at most one report interval, "
         f"{interval}s, plus the margin before it)"

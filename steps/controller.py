@@ -10,28 +10,40 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from core.api import KINDS, SOLAR_GROUP, ApiError, is_owned_by
+from core.api import KINDS, SOLAR_GROUP, ApiError, Obj, is_owned_by
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
 from core.redact import holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
+    ObjectRef,
     TokenFacts,
     agent_accounts,
     agent_release_name,
-    agent_service_account,
     bound_releases,
     credential_condition,
     credential_objects,
     credential_secrets,
     secrets_with_tokens_of,
+    target_report,
     token_in,
     token_requests,
     token_secret,
 )
+from fixtures.page.reading import issued_expiry
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from steps.common import quoted_names
+
+# The parts of a credential the page's table names. A ClusterRole that a RoleBinding of the
+# Target's namespace binds grants in that namespace only, as a Role does: it counts as the Role
+# (docs/contracts.md, "The credential").
+CREDENTIAL_PARTS = ("ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret")
+
+
+def _lacking(objects: list[ObjectRef]) -> list[str]:
+    kinds = {"Role" if kind == "ClusterRole" else kind for kind, _, _ in objects}
+    return sorted(set(CREDENTIAL_PARTS) - kinds)
 
 
 def _issued_token(landscape: Landscape, namespace: str, target: str) -> str:
@@ -52,15 +64,31 @@ def access_objects(landscape: Landscape, you: You, target: str) -> None:
     facts = TokenFacts.read(_issued_token(landscape, namespace, target))
     account_namespace, account = facts.service_account
     assert account_namespace == namespace, f"the token is for {facts.subject}"
-    landscape.solar.get("ServiceAccount", account, namespace)
+    _stored(landscape, ("ServiceAccount", account, namespace))
     objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
-    bindings = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "RoleBinding"]
-    roles = [landscape.solar.get(k, n, ns) for k, n, ns in objects if k == "Role"]
-    assert bindings and roles, f"no RoleBinding binds {facts.subject} to a Role: {objects}"
+    bindings = [_stored(landscape, ref) for ref in objects if ref[0] == "RoleBinding"]
+    roles = [_stored(landscape, ref) for ref in objects if ref[0] == "Role"]
+    cluster_roles = [_stored(landscape, ref) for ref in objects if ref[0] == "ClusterRole"]
+    assert bindings and (roles or cluster_roles), (
+        f"no RoleBinding binds {facts.subject} to a Role: {objects}"
+    )
     request = Request("get", SOLAR_GROUP, "targets", namespace, target)
-    assert allowed(User.service_account(namespace, account), request, roles, bindings, [], []), (
+    user = User.service_account(namespace, account)
+    assert allowed(user, request, roles, bindings, cluster_roles, []), (
         f"no Role bound to {facts.subject} grants get on the Target {target}"
     )
+
+
+def _stored(landscape: Landscape, ref: ObjectRef) -> Obj:
+    """An object of a credential as the SolAr API server stores it (its absence is a verdict)."""
+    kind, name, namespace = ref
+    try:
+        return landscape.solar.get(kind, name, namespace)
+    except ApiError as error:
+        if error.status != 404:
+            raise
+        where = f"{namespace}/{name}" if namespace else name
+        raise AssertionError(f"the credential names {kind} {where}, which does not exist") from None
 
 
 @then(
@@ -73,13 +101,14 @@ def owned_by_the_target(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
     owner = landscape.solar.get("Target", target, namespace)
     objects = credential_objects(landscape, _issued_token(landscape, namespace, target), target)
-    kinds = {kind for kind, _, _ in objects}
-    expected = {"ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret"}
-    assert kinds >= expected, f"the credential of {target} lacks {sorted(expected - kinds)}"
+    assert _lacking(objects) == [], f"the credential of {target} lacks {_lacking(objects)}"
+    # A cluster-scoped object cannot be owned by a namespaced one (Kubernetes' garbage collector
+    # ignores such a reference): a ClusterRole must go with the Target in other ways, which the
+    # deletion scenario checks.
     orphans = [
         f"{kind} {name}"
         for kind, name, ns in objects
-        if not is_owned_by(landscape.solar.get(kind, name, ns), owner)
+        if ns is not None and not is_owned_by(_stored(landscape, (kind, name, ns)), owner)
     ]
     assert orphans == [], f"not owned by the Target {target}: {orphans}"
 
@@ -90,8 +119,7 @@ def empty_report(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        report = landscape.solar.get("TargetReport", target, namespace)
-        return True, report.get("spec", {})
+        return True, target_report(landscape, namespace, target).get("spec", {})
 
     spec = waiter.until(f"the TargetReport {target}", probe)
     assert not spec.get("lastReportTime"), f"not empty: {spec}"
@@ -119,7 +147,7 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
     facts = TokenFacts.read(_issued_token(landscape, namespace, target))
     account_namespace, account = facts.service_account
     assert account_namespace == namespace, f"the token is for {facts.subject}"
-    landscape.solar.get("ServiceAccount", account, namespace)
+    _stored(landscape, ("ServiceAccount", account, namespace))
     assert facts.bound_secret == secret["metadata"]["name"], (
         f"the token is bound to {facts.bound_secret}, not to its Secret"
     )
@@ -193,9 +221,9 @@ def message_names_secret_and_expiry(landscape: Landscape, you: You) -> None:
     for target, namespace in you.namespaces.items():
         condition = credential_condition(landscape, namespace, target) or {}
         message = condition.get("message", "")
-        named = landscape.contract.secret_named_in(message)
+        named = landscape.contract.secret_named_in(message, namespace)
         assert named is not None, f"the message names no Secret: {message!r}"
-        assert landscape.contract.expiry_named_in(message) is not None, (
+        assert issued_expiry(landscape.contract, message, target) is not None, (
             f"the message names no expiry: {message!r}"
         )
         assert token_secret(landscape, namespace, target) is not None, (
@@ -224,10 +252,14 @@ def no_token(landscape: Landscape, you: You, target: str) -> None:
 
 @then(parsers.parse('no token Secret of "{target}" exists'))
 def no_token_secret(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """Neither a Secret with the credential's labels, nor any Secret of the namespace that holds
+    a token of the Target's agent, whatever its name or labels."""
     namespace = you.namespace_of(target)
+    accounts = agent_accounts(landscape, namespace, target)
 
     def probe() -> tuple[bool, Any]:
         left = [s["metadata"]["name"] for s in credential_secrets(landscape, namespace, target)]
+        left += secrets_with_tokens_of(landscape, namespace, accounts)
         return left == [], left
 
     waiter.until(f"the token Secret of {target} is deleted", probe)
@@ -297,7 +329,7 @@ def message_names_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
         seen: dict[str, Any] = {"reason": condition.get("reason"), "message": message}
         if token is None or same_secret(token, old):
             return False, {**seen, "named Secret holds": "the old token" if token else "none"}
-        named = landscape.contract.expiry_named_in(message)
+        named = issued_expiry(landscape.contract, message, target)
         expires = TokenFacts.read(token).expires_at
         seen["token expires"] = str(expires)
         agree = named is not None and abs(expires - named) <= EXPIRY_GRANULARITY
@@ -334,9 +366,11 @@ def _wait_for_token_age(
     )
 
 
-@when(parsers.parse('the token of "{target}" has lived past {percent:d} percent of its lifetime'))
-def token_ages(landscape: Landscape, you: You, waiter: Waiter, target: str, percent: int) -> None:
-    _wait_for_token_age(landscape, waiter, target, you.noted_token(target), percent / 100)
+@when(parsers.parse('the token of "{target}" has lived past the age at which it is rotated'))
+def token_ages(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """The profile's rotate_after_fraction of its lifetime."""
+    fraction = landscape.contract.rotate_after_fraction
+    _wait_for_token_age(landscape, waiter, target, you.noted_token(target), fraction)
 
 
 @when(parsers.parse('the token of "{target}" expires'))
@@ -350,13 +384,12 @@ def token_expires(landscape: Landscape, you: You, waiter: Waiter, target: str) -
     )
 )
 def credential_gone(
-    landscape: Landscape, waiter: Waiter, deleted_credential: list[tuple[str, str, str]]
+    landscape: Landscape, waiter: Waiter, deleted_credential: list[ObjectRef]
 ) -> None:
-    kinds = {kind for kind, _, _ in deleted_credential}
-    expected = {"ServiceAccount", "Role", "RoleBinding", "TargetReport", "Secret"}
-    assert kinds >= expected, (
-        f"before the deletion the Target's credential lacked {sorted(expected - kinds)}, so this "
-        "check could not see them go"
+    lacking = _lacking(deleted_credential)
+    assert lacking == [], (
+        f"before the deletion the Target's credential lacked {lacking}, so this check could not "
+        "see them go"
     )
 
     def probe() -> tuple[bool, Any]:
@@ -364,7 +397,7 @@ def credential_gone(
         for kind, name, namespace in deleted_credential:
             try:
                 landscape.solar.get(kind, name, namespace)
-                left.append(f"{kind} {namespace}/{name}")
+                left.append(f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}")
             except ApiError as error:
                 if error.status != 404:
                     raise
@@ -385,7 +418,7 @@ def expiry_matches(landscape: Landscape, you: You, waiter: Waiter) -> None:
 
         def probe(namespace: str = namespace, target: str = target) -> tuple[bool, Any]:
             message = (credential_condition(landscape, namespace, target) or {}).get("message", "")
-            named = landscape.contract.expiry_named_in(message)
+            named = issued_expiry(landscape.contract, message, target)
             secret = token_secret(landscape, namespace, target)
             if named is None or secret is None:
                 return False, {"message": message, "secret": secret is not None}
@@ -422,11 +455,20 @@ def expires_later(landscape: Landscape, you: You) -> None:
         assert new.expires_at > old.expires_at, f"new {new.expires_at}, old {old.expires_at}"
 
 
-def _refused_token_requests(landscape: Landscape, namespace: str, target: str) -> list[AuditEvent]:
-    account = agent_service_account(landscape, namespace, target)
-    if account is None:
-        raise LookupError(f"no RoleBinding of {namespace} binds a ServiceAccount to {target}")
-    return [e for e in token_requests(landscape, namespace, account) if e.code >= 400]
+def _agent_accounts(landscape: Landscape, waiter: Waiter, namespace: str, target: str) -> set[str]:
+    """The ServiceAccounts that may be the agent's of `target`, once the controller made one."""
+
+    def probe() -> tuple[bool, Any]:
+        found = agent_accounts(landscape, namespace, target)
+        return bool(found), found or "none yet"
+
+    return set(waiter.until(f"a ServiceAccount for the agent of {target}", probe))
+
+
+def _refused_token_requests(
+    landscape: Landscape, namespace: str, accounts: set[str]
+) -> list[AuditEvent]:
+    return [e for e in token_requests(landscape, namespace, accounts) if e.code >= 400]
 
 
 @given(
@@ -454,13 +496,14 @@ def refused_requests(
     cap = landscape.contract.mint_backoff_cap_seconds
     initial = landscape.contract.mint_backoff_initial_seconds
     budget = sum(min(cap, initial * 2**i) for i in range(count)) + waiter.timeout("reconcile")
+    accounts = _agent_accounts(landscape, waiter, namespace, target)
 
     def probe() -> tuple[bool, Any]:
-        refused = _refused_token_requests(landscape, namespace, target)
+        refused = _refused_token_requests(landscape, namespace, accounts)
         return len(refused) >= count, [f"{e.at:%H:%M:%S.%f} {e.code}" for e in refused]
 
     waiter.until(f"{count} refused TokenRequests for the agent of {target}", probe, timeout=budget)
-    return _refused_token_requests(landscape, namespace, target)[:count]
+    return _refused_token_requests(landscape, namespace, accounts)[:count]
 
 
 @then("the waits between those requests grow up to the profile's cap and stay there")
@@ -497,15 +540,14 @@ def backoff_starts_afresh(
     """A success ends the backoff: the next failures start again from the initial wait (the
     refusals counted from the last TokenRequest that succeeded)."""
     namespace = you.namespace_of(target)
-    account = agent_service_account(landscape, namespace, target)
-    assert account is not None, f"no ServiceAccount of {target}"
+    accounts = _agent_accounts(landscape, waiter, namespace, target)
     initial = landscape.contract.mint_backoff_initial_seconds
     tolerance = max(2.0, landscape.contract.mint_backoff_cap_seconds / 10)
     budget = landscape.contract.mint_backoff_cap_seconds * 2 + waiter.timeout("reconcile")
     assert refused_token_requests, "no token request was refused before the success"
 
     def after_success() -> list[AuditEvent]:
-        requests = token_requests(landscape, namespace, account)
+        requests = token_requests(landscape, namespace, accounts)
         last_success = max((i for i, e in enumerate(requests) if e.code < 400), default=-1)
         return [e for e in requests[last_success + 1 :] if e.code >= 400]
 
@@ -533,6 +575,7 @@ def refusals_are_events(
     and uid (an event with another object's uid is not shown with the Target)."""
     namespace = you.namespace_of(target)
     uid = landscape.solar.get("Target", target, namespace)["metadata"]["uid"]
+    accounts = _agent_accounts(landscape, waiter, namespace, target)
 
     def about_the_target(event: Any) -> bool:
         involved = event.get("involvedObject") or {}
@@ -544,7 +587,7 @@ def refusals_are_events(
         )
 
     def probe() -> tuple[bool, Any]:
-        refused = len(_refused_token_requests(landscape, namespace, target))
+        refused = len(_refused_token_requests(landscape, namespace, accounts))
         events = [
             e
             for e in landscape.solar.list("Event", namespace)

@@ -60,15 +60,13 @@ def cut_solar_api(landscape: Landscape, cleanup: ExitStack, active_faults: Activ
     _inject(cleanup, active_faults, "cut-solar-api", undo)
 
 
-@when(
-    parsers.parse(
-        "the clock of solar-controller-manager passes {percent:d} percent of the token's lifetime"
-    )
-)
+@when("the clock of solar-controller-manager passes the age at which a token is rotated")
 def skew_controller_clock(
-    landscape: Landscape, you: You, cleanup: ExitStack, active_faults: ActiveFaults, percent: int
+    landscape: Landscape, you: You, cleanup: ExitStack, active_faults: ActiveFaults
 ) -> None:
-    seconds = landscape.contract.token_lifetime_seconds * percent / 100 + 1
+    """The profile's rotate_after_fraction of its token lifetime, and a second."""
+    contract = landscape.contract
+    seconds = contract.token_lifetime_seconds * contract.rotate_after_fraction + 1
     undo = requires(
         lambda: landscape.faults.skew_controller_clock(seconds), "skewing the controller's clock"
     )

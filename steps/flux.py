@@ -11,7 +11,8 @@ from core.clock import parse_duration
 from core.landscape import Landscape
 from core.redact import same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import agent_release_name, bound_releases, kubeconfig_from_secret
+from fixtures.page.charts import kubeconfig_from_secret
+from fixtures.page.lookup import agent_release_name, bound_releases
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 
@@ -158,16 +159,17 @@ def agent_upgraded(
             pair = _release_objects(landscape, namespace, release)
         except ApiError as error:
             return False, error
-        secrets = [
-            s
+        # The agent release's Secrets that hold a kubeconfig under the profile's key (it may
+        # install other Secrets too: a CA bundle, say).
+        key = landscape.contract.agent_kubeconfig_key
+        kubeconfigs = [
+            kubeconfig_from_secret(s, key)
             for s in scenario_objects(landscape, names, "Secret")
             if s["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
+            and key in (s.get("data") or {})
         ]
-        tokens = [
-            kubeconfig_from_secret(s, landscape.contract.agent_kubeconfig_key) for s in secrets
-        ]
-        fresh = bool(tokens) and all(
-            t is not None and not same_secret(t.token, old) for t in tokens
+        fresh = bool(kubeconfigs) and all(
+            k is not None and not same_secret(k.token, old) for k in kubeconfigs
         )
         return fresh and all(ready(o)[0] for o in pair), {
             "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},

@@ -15,15 +15,15 @@ from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
 from core.redact import holds, same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import (
-    agent_chart,
+from fixtures.page.charts import (
+    agent_source,
     artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
     pull_chart,
-    token_in,
-    token_secret,
+    pull_source,
 )
+from fixtures.page.lookup import token_in, token_secret
 from fixtures.page.objects import FirstContact
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
@@ -112,8 +112,8 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     pusher = landscape.registry_as(*landscape.push_credentials())
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    located = agent_chart(landscape, pusher, namespace, target)
-    repository = f"{namespace}/{located.name}"
+    repository, ref = agent_source(landscape, pusher, namespace, target)
+    located = pull_source(pusher, repository, ref)
 
     return _pull(
         f"{repository}:{located.version}",
@@ -220,8 +220,9 @@ def _write_actions(
 
     def overwrite_agent_release(target: str) -> Callable[[], object]:
         def act() -> object:
-            located = agent_chart(landscape, pusher(landscape), you.namespace_of(target), target)
-            repository = f"{you.namespace_of(target)}/{located.name}"
+            namespace, client_of_solar = you.namespace_of(target), pusher(landscape)
+            repository, ref = agent_source(landscape, client_of_solar, namespace, target)
+            located = pull_source(client_of_solar, repository, ref)
             forged = Chart(located.name, located.version, {"forged.yaml": "kind: List\n"})
             return client.push_chart(repository, forged)
 

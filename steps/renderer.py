@@ -10,17 +10,14 @@ from core.landscape import Landscape
 from core.oci import RegistryClient
 from core.redact import holds, same_secret
 from core.waiting import Waiter
-from fixtures.page.lookup import (
+from fixtures.page.charts import (
     agent_chart,
-    agent_release_name,
     agent_source,
     artifact_texts,
     bootstrap_chart,
-    bound_releases,
     kubeconfig_in,
-    token_in,
-    token_secret,
 )
+from fixtures.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from steps.common import quoted_names

@@ -12,12 +12,13 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from core.api import ApiError, Obj, new_object
-from core.clock import parse_utc, utc
+from core.clock import utc
 from core.credentials import basic_auth
 from core.landscape import Landscape
 from core.redact import leaks_encoded
 from core.waiting import Waiter, WaitTimeout
 from fixtures.page.lookup import (
+    ObjectRef,
     credential_condition,
     credential_objects,
     last_report_time,
@@ -25,6 +26,7 @@ from fixtures.page.lookup import (
     token_secret,
 )
 from fixtures.page.objects import FirstContact, differences, page_objects
+from fixtures.page.reading import rfc3339
 from fixtures.page.setup import REGISTRY
 from fixtures.plugin.actors import You
 from steps.common import annotation, label_pairs, quoted_names
@@ -260,7 +262,7 @@ def nothing_written_since(you: You) -> None:
 
 
 @when(parsers.parse('I delete the Target "{target}"'), target_fixture="deleted_credential")
-def delete_target(landscape: Landscape, you: You, target: str) -> list[tuple[str, str, str]]:
+def delete_target(landscape: Landscape, you: You, target: str) -> list[ObjectRef]:
     """Delete the Target, noting first what its credential is made of."""
     noted = credential_objects(landscape, you.noted_token(target), target)
     you.solar.delete("Target", target, you.namespace_of(target))
@@ -323,12 +325,10 @@ def seen_conditions(request: pytest.FixtureRequest) -> dict[str, SeenCondition]:
 
 
 def _transition_time(condition: Obj) -> datetime:
+    """A Kubernetes condition's lastTransitionTime: when its status last changed."""
     text = condition.get("lastTransitionTime")
-    assert isinstance(text, str), f"the condition has no lastTransitionTime: {condition}"
-    try:
-        return parse_utc(text)
-    except ValueError:
-        raise AssertionError(f"lastTransitionTime is not an RFC 3339 UTC time: {text!r}") from None
+    assert text is not None, f"the condition has no lastTransitionTime: {condition}"
+    return rfc3339(text, f"the lastTransitionTime of {condition.get('type')}")
 
 
 @given(parsers.parse('AgentCredentialReady of "{target}" is "{status}" with reason "{reason}"'))
@@ -348,12 +348,9 @@ def credential_condition_is(
     kind = landscape.contract.condition_type
 
     def probe() -> tuple[bool, Any]:
-        condition = credential_condition(landscape, namespace, target)
-        ok = condition is not None and (condition["status"], condition["reason"]) == (
-            status,
-            reason,
-        )
-        return ok, condition
+        condition = credential_condition(landscape, namespace, target) or {}
+        ok = (condition.get("status"), condition.get("reason")) == (status, reason)
+        return ok, condition or None
 
     waiter.until(f"{kind} of {target} is {status}/{reason}", probe)
     seen_at = landscape.clock.now()

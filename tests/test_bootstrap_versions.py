@@ -9,7 +9,7 @@ from collections.abc import Callable
 from core.api import find_condition, new_object
 from core.contract import Contract
 from core.oci import RegistryClient, RegistryError
-from fixtures.page.lookup import bootstrap_chart
+from fixtures.page.charts import bootstrap_chart
 from fixtures.page.setup import REGISTRY, set_up_namespace
 from fixtures.sim.landscape import SimLandscape
 

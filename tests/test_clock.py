@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import gc
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.clock import SkewedClock, VirtualClock
+from core.clock import LoopsKeepWaking, SkewedClock, VirtualClock, parse_utc
 
 
 def test_loops_run_when_due_and_reschedule_themselves() -> None:
@@ -65,7 +65,7 @@ def test_loops_that_keep_waking_each_other_are_reported() -> None:
         return 1.0
 
     holder.append(clock.start_loop("ping", body))
-    with pytest.raises(RuntimeError, match="keep waking each other: ping"):
+    with pytest.raises(LoopsKeepWaking, match=r"keep waking each other .*: ping"):
         clock.advance(1)
 
 
@@ -89,3 +89,43 @@ def test_the_collector_is_off_while_loops_run_and_back_after() -> None:
     clock.advance(2)
     assert seen == [False, False, False]
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds_after_midnight"),
+    [
+        ("2026-01-01T00:00:05Z", 5.0),
+        ("2026-01-01T02:00:05+02:00", 5.0),
+        ("2025-12-31T19:00:05-05:00", 5.0),
+        ("2026-01-01T00:00:05-00:00", 5.0),
+        ("2026-01-01T00:00:05.25Z", 5.25),
+        ("2026-01-01T00:00:05.250000000Z", 5.25),
+        ("2026-01-01T00:00:05.123456789+00:00", 5.123456),
+        ("2026-01-01t00:00:05z", 5.0),
+    ],
+)
+def test_every_rfc_3339_form_is_read_as_the_same_utc_time(
+    text: str, seconds_after_midnight: float
+) -> None:
+    midnight = datetime(2026, 1, 1, tzinfo=UTC)
+    assert parse_utc(text) == midnight + timedelta(seconds=seconds_after_midnight)
+    assert parse_utc(text).tzinfo == UTC
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "2026-01-01",
+        "2026-01-01 00:00:05Z",
+        "2026-01-01T00:00:05",
+        "2026-01-01T00:00Z",
+        "2026-13-01T00:00:05Z",
+        "2026-01-01T00:00:05+24:00",
+        "2026-01-01T00:00:05+0200",
+        "yesterday",
+    ],
+)
+def test_anything_else_is_a_value_error_that_says_what_it_read(text: str) -> None:
+    with pytest.raises(ValueError, match="is not an RFC 3339 date-time"):
+        parse_utc(text)

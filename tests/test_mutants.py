@@ -4,8 +4,10 @@ pass without a mutant. The whole catalogue runs with `make mutants` (docs/mutant
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from pytest_bdd.feature import get_features
 
 from mutants.catalogue import all_mutants, find
 from mutants.model import Mutant, Patch, SeamMissing
-from mutants.run import KILLED, PASSED, run_one
+from mutants.run import CRASHED, FALSE_ALARM, KILLED, PASSED, run_one, verdict_of
 
 ROOT = Path(__file__).resolve().parent.parent
 INDEX = ROOT / "features" / "traceability.yaml"
@@ -36,7 +38,7 @@ def scenario_names() -> set[str]:
 def test_every_entry_that_states_or_defines_a_behaviour_has_a_mutant(
     entries: list[dict[str, Any]],
 ) -> None:
-    broken = {row for mutant in all_mutants() for row in mutant.rows}
+    broken = {row for mutant in all_mutants() if not mutant.conforming for row in mutant.rows}
     behaviours = [e["id"] for e in entries if e["kind"] in ("statement", "definition")]
     missing = [entry for entry in behaviours if entry not in broken]
     assert missing == [], f"entries of the index that no mutant breaks: {missing}"
@@ -51,11 +53,14 @@ def test_every_mutant_breaks_entries_that_exist(entries: list[dict[str, Any]]) -
 def test_the_catalogue_is_large_unique_and_described(scenario_names: set[str]) -> None:
     mutants = all_mutants()
     ids = [m.id for m in mutants]
-    assert len(mutants) >= 60, f"only {len(mutants)} mutants"
+    assert len([m for m in mutants if not m.conforming]) >= 60, f"only {len(mutants)} mutants"
     assert len(ids) == len(set(ids)), f"duplicate ids: {sorted(i for i in ids if ids.count(i) > 1)}"
     for mutant in mutants:
         assert mutant.rows and mutant.description, mutant.id
         assert "\n" not in mutant.description, f"{mutant.id}: one line, please"
+        if mutant.conforming:
+            assert not mutant.killers and mutant.equivalent is None, mutant.id
+            continue
         assert mutant.killers, f"{mutant.id} names no scenario to run first"
         unknown = [k for k in mutant.killers if k not in scenario_names]
         assert unknown == [], f"{mutant.id} names scenarios that do not exist: {unknown}"
@@ -143,3 +148,90 @@ def test_a_handful_of_mutants_are_killed_and_the_same_scenarios_pass_without_one
     assert baseline.verdict == PASSED, f"without a mutant: {baseline.verdict} {baseline.killer}"
     not_killed = [f"{o.name}: {o.verdict} {o.killer}" for o in mutated if o.verdict != KILLED]
     assert not_killed == [], f"mutants the scenarios should kill: {not_killed}"
+
+
+# --- the conforming half: variants ----------------------------------------------------------------
+def test_the_catalogue_holds_at_least_twenty_conforming_variants() -> None:
+    variants = [m for m in all_mutants() if m.conforming]
+    assert len(variants) >= 20, f"only {len(variants)} conforming variants"
+    assert all(m.id.startswith("variant-") for m in variants), "a variant's id says it is one"
+
+
+@pytest.mark.parametrize("variant", [m for m in all_mutants() if m.profile], ids=lambda m: m.id)
+def test_a_variants_profile_is_one_an_installation_could_pass(variant: Mutant) -> None:
+    """Known keys of the right types, and none renaming what the page fixes."""
+    from fixtures.plugin.validation import load_profile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "profile.toml"
+        path.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in variant.profile))
+        loaded = load_profile(path, "reference")
+    for key, value in variant.profile:
+        assert getattr(loaded, key) == value, key
+
+
+def test_a_variant_with_a_profile_refuses_another_one() -> None:
+    with_profile = next(m for m in all_mutants() if m.profile)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "features/",
+            f"--solar-mutant={with_profile.id}",
+            "--solar-profile=pyproject.toml",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "runs with its own profile; leave out --solar-profile" in done.stderr
+
+
+# One variant without a profile and one with: every scenario of the feature files passes them.
+WHOLE_SUITE_VARIANTS = ("variant-cluster-role-per-target", "variant-message-names-the-secret-alone")
+
+
+def test_a_couple_of_variants_pass_every_scenario() -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda v: run_one(find(v), timeout=600), WHOLE_SUITE_VARIANTS))
+    wrong = [f"{o.name}: {o.verdict} {o.killer}" for o in outcomes if o.verdict != PASSED]
+    assert wrong == [], f"false alarms: {wrong}"
+
+
+def _judged(
+    mutant: Mutant | None, returncode: int, failed: list[dict[str, Any]]
+) -> tuple[str, str]:
+    done = subprocess.CompletedProcess(["pytest"], returncode, "", "")
+    return verdict_of(mutant, done, {"failed": failed})
+
+
+def test_a_kill_by_an_exception_of_the_harness_is_no_kill() -> None:
+    mutant = next(m for m in all_mutants() if not m.conforming and not m.equivalent)
+    assertion = {
+        "scenario": "S",
+        "when": "call",
+        "exception": "AssertionError",
+        "conformance": True,
+        "message": "the promise",
+    }
+    harness = {**assertion, "exception": "KeyError", "conformance": False, "message": "'uid'"}
+    assert _judged(mutant, 1, [assertion]) == (KILLED, "S")
+    verdict, said = _judged(mutant, 1, [harness])
+    assert verdict == CRASHED and "KeyError" in said
+
+
+def test_a_failing_variant_is_a_false_alarm_with_its_scenario_and_message() -> None:
+    variant = next(m for m in all_mutants() if m.conforming)
+    failure = {
+        "scenario": "S",
+        "when": "call",
+        "exception": "AssertionError",
+        "conformance": True,
+        "message": "the promise it says is broken",
+    }
+    verdict, said = _judged(variant, 1, [failure])
+    assert verdict == FALSE_ALARM and said.startswith("S:") and "the promise it says" in said
+    assert _judged(variant, 0, []) == (PASSED, "")

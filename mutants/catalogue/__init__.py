@@ -1,4 +1,5 @@
-"""The catalogue: every mutant, by id, with the scenarios expected to kill it (docs/mutants.md)."""
+"""The catalogue: every mutant, by id, with the scenarios expected to kill it, and every conforming
+variant, which every scenario must pass (docs/mutants.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from mutants.catalogue import (
     profiles,
     registry,
     renderer,
+    variants_access,
+    variants_condition,
+    variants_delivery,
+    variants_writes,
 )
 from mutants.catalogue.killers import KILLERS
 from mutants.model import CATALOGUE, Mutant
@@ -30,6 +35,10 @@ del (
     profiles,
     registry,
     renderer,
+    variants_access,
+    variants_condition,
+    variants_delivery,
+    variants_writes,
 )  # imported to register their mutants
 
 

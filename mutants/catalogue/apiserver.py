@@ -111,10 +111,20 @@ def _unbound(original: Any) -> Any:
     f"{CLUSTER}.mint",
 )
 def _longer_lived(original: Any) -> Any:
-    def mint(self: Any, namespace: str, account: str, expiration_seconds: int, bound: Any) -> Any:
+    def mint(
+        self: Any,
+        namespace: str,
+        account: str,
+        expiration_seconds: int,
+        bound: Any,
+        *more: Any,
+        **named: Any,
+    ) -> Any:
         from core.api import IssuedToken
 
-        issued = original(self, namespace, account, expiration_seconds + 3600, bound)
+        issued = original(
+            self, namespace, account, expiration_seconds + 3600, bound, *more, **named
+        )
         return IssuedToken(issued.token, issued.expires_at - timedelta(hours=1))
 
     return mint

@@ -349,7 +349,9 @@ class Renderer:
         condition = find_condition(target, self.contract.condition_type) or {}
         if condition.get("reason") != "Issued":
             return None
-        named = self.contract.secret_named_in(str(condition.get("message", "")))
+        named = self.contract.secret_named_in(
+            str(condition.get("message", "")), target["metadata"]["namespace"]
+        )
         if named is None:
             return None
         try:

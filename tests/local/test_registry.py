@@ -30,7 +30,7 @@ from core.oci import (
 from core.policy import AccessPolicy
 from core.redact import REDACT
 from fixtures.local.registry import LocalRegistry, missing_registry_tools
-from fixtures.page.lookup import pull_chart, pull_source
+from fixtures.page.charts import pull_chart, pull_source
 from fixtures.provision.toolchain import MissingTool, Toolchain
 from fixtures.provision.toolchain.layout import BUILD_COMMAND
 from fixtures.real.probes import free_loopback_ports

@@ -1,0 +1,419 @@
+"""Conforming variants of solar-renderer and the agent (simulators/reference/renderer.py, tags.py,
+agent.py): where the charts lie and how they are tagged, how the bootstrap chart pins them, what
+the agent release installs, how often and how the agent reports, and what else it reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from core import yamlio
+from mutants.model import Wrapped, patch, variant
+
+R = "simulators.reference.renderer:Renderer"
+RENDERER = "simulators.reference.renderer"
+A = "simulators.reference.agent:Agent"
+
+
+# --- where the charts lie, as upstream SolAr pushes them ----------------------------------------
+_RELEASE_REPOSITORY = re.compile(r"^(?P<namespace>[^/]+)/(?P<chart>release-[^/]+)$")
+
+
+def _upstream_path(repository: str) -> str:
+    """`<namespace>/release-<release>` -> `<target namespace>/<release namespace>/release-<release>`,
+    upstream's path for a release chart (both namespaces are the Target's here)."""
+    found = _RELEASE_REPOSITORY.match(repository)
+    return f"{found['namespace']}/{repository}" if found else repository
+
+
+@patch(f"{R}._push")
+def _push_nested(original: Any) -> Any:
+    def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
+        nested = Wrapped(
+            client,
+            push_chart=lambda repository, pushed: client.push_chart(
+                _upstream_path(repository), pushed
+            ),
+        )
+        return str(original(self, nested, namespace, chart))
+
+    return push
+
+
+@patch(f"{R}._existing_tags")
+def _tags_nested(original: Any) -> Any:
+    return lambda client, repository: original(client, _upstream_path(repository))
+
+
+@patch(f"{R}._content_at")
+def _content_nested(original: Any) -> Any:
+    return lambda self, client, repository, tag: original(
+        self, client, _upstream_path(repository), tag
+    )
+
+
+@patch(f"{R}._bootstrap_chart")
+def _sources_nested(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        chart = original(self, target, namespace, registry, releases)
+        templates = {
+            name: text.replace(f"/{namespace}/release-", f"/{namespace}/{namespace}/release-")
+            for name, text in chart.templates.items()
+        }
+        return dataclasses.replace(chart, templates=templates)
+
+    return bootstrap_chart
+
+
+variant(
+    "variant-upstream-chart-paths",
+    ("table-renderer", "table-flux", "regcred-namespace"),
+    "release charts and agent releases lie under <namespace>/<namespace>/release-..., as "
+    "upstream SolAr nests a release chart under the Target's and the Release's namespaces",
+    _push_nested,
+    _tags_nested,
+    _content_nested,
+    _sources_nested,
+)
+
+
+# --- tags --------------------------------------------------------------------------------------
+_BOOTSTRAP = re.compile(r"^0\.(0|[1-9][0-9]*)\.0$")
+
+
+@patch(f"{RENDERER}:bootstrap_tag", rebind=())
+def _bootstrap_minor(original: Any) -> Any:
+    return lambda version: f"0.{version}.0"
+
+
+@patch(f"{RENDERER}:bootstrap_version_of", rebind=())
+def _bootstrap_minor_read(original: Any) -> Any:
+    def version_of(tag: str) -> int | None:
+        found = _BOOTSTRAP.match(tag)
+        return int(found.group(1)) if found else None
+
+    return version_of
+
+
+@patch(f"{RENDERER}:release_tag", rebind=())
+def _release_major(original: Any) -> Any:
+    return lambda generation, pull_secrets: f"{generation}.0.0"
+
+
+@patch(f"{RENDERER}:agent_release_tag", rebind=())
+def _agent_release_major(original: Any) -> Any:
+    def agent_release_tag(generation: int, existing: list[str]) -> str:
+        prefix = f"{generation}.0."
+        renders = [
+            int(tag.removeprefix(prefix))
+            for tag in existing
+            if tag.startswith(prefix) and tag.removeprefix(prefix).isdigit()
+        ]
+        return f"{prefix}{max(renders) + 1 if renders else 0}"
+
+    return agent_release_tag
+
+
+variant(
+    "variant-other-tags",
+    ("table-renderer", "point-once", "on-its-own"),
+    "charts are tagged without a v and counted elsewhere: the bootstrap chart 0.<n>.0, a release "
+    "chart <generation>.0.0, an agent release <generation>.0.<n>",
+    _bootstrap_minor,
+    _bootstrap_minor_read,
+    _release_major,
+    _agent_release_major,
+)
+
+
+def _documents(text: str) -> list[Any]:
+    return [doc for doc in yamlio.load_all(text) if doc]
+
+
+def _dumped(documents: list[Any]) -> str:
+    return "---\n".join(yamlio.dump(doc) for doc in documents)
+
+
+@patch(f"{R}._bootstrap_chart")
+def _pinned_by_tag(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        chart = original(self, target, namespace, registry, releases)
+        templates = {}
+        for name, text in chart.templates.items():
+            documents = _documents(text)
+            for doc in documents:
+                if doc.get("kind") == "OCIRepository":
+                    doc["spec"]["ref"] = {"tag": doc["spec"]["ref"]["semver"]}
+                    doc["spec"]["interval"] = "5m0s"
+            templates[name] = _dumped(documents)
+        return dataclasses.replace(chart, templates=templates)
+
+    return bootstrap_chart
+
+
+variant(
+    "variant-sources-pinned-by-tag",
+    ("table-flux", "on-its-own"),
+    "the bootstrap chart's OCIRepositories pin each release by ref.tag, polled every 5 minutes, "
+    "not by ref.semver every 10",
+    _pinned_by_tag,
+)
+
+
+@patch(f"{R}._agent_chart_name")
+def _agent_chart_by_target(original: Any) -> Any:
+    return lambda release, target: f"agent-{target}"
+
+
+@patch(f"{R}._chart_for")
+def _agent_chart_named_by_target(original: Any) -> Any:
+    def chart_for(self: Any, release: Any, target: Any) -> Any:
+        chart = original(self, release, target)
+        agent = self.contract.agent_release_annotation in (
+            release["metadata"].get("annotations") or {}
+        )
+        if chart is None or not agent:
+            return chart
+        return dataclasses.replace(
+            chart, name=self._agent_chart_name("", target["metadata"]["name"])
+        )
+
+    return chart_for
+
+
+variant(
+    "variant-agent-chart-named-by-target",
+    ("table-renderer", "table-flux"),
+    "each agent release is a chart named agent-<target>, not release-<release>-<target>",
+    _agent_chart_by_target,
+    _agent_chart_named_by_target,
+)
+
+
+@patch(f"{R}._bootstrap_chart")
+def _bootstrap_with_more(original: Any) -> Any:
+    def bootstrap_chart(
+        self: Any, target: str, namespace: str, registry: Any, releases: Any
+    ) -> Any:
+        chart = original(self, target, namespace, registry, releases)
+        info = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "{{ .Release.Name }}-target"},
+            "data": {"target": target, "namespace": namespace},
+        }
+        templates = {**chart.templates, "target-info.yaml": yamlio.dump(info)}
+        return dataclasses.replace(chart, templates=templates)
+
+    return bootstrap_chart
+
+
+variant(
+    "variant-bootstrap-carries-more",
+    ("table-flux", "page-objects"),
+    "the bootstrap chart also installs a ConfigMap that names its Target, beside the "
+    "OCIRepository/HelmRelease pair of each bound Release",
+    _bootstrap_with_more,
+)
+
+
+# --- what the agent release installs --------------------------------------------------------------
+@patch(f"{R}._agent_templates")
+def _renamed_agent_objects(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        name = target["metadata"]["name"]
+        secret_name, deployment_name = f"{name}-agent-credential", f"{name}-agent"
+        templates = original(self, release, target, kubeconfig)
+        out = {}
+        for file, text in templates.items():
+            documents = _documents(text)
+            for doc in documents:
+                doc["metadata"].setdefault("labels", {})["app.kubernetes.io/instance"] = name
+                if doc["kind"] == "Secret":
+                    doc["metadata"]["name"] = secret_name
+                elif doc["kind"] == "Deployment":
+                    doc["metadata"]["name"] = deployment_name
+                    for volume in doc["spec"]["template"]["spec"]["volumes"]:
+                        volume["secret"]["secretName"] = secret_name
+            out[file] = _dumped(documents)
+        return out
+
+    return agent_templates
+
+
+variant(
+    "variant-agent-objects-renamed",
+    ("table-renderer", "table-flux"),
+    "the agent release installs a Secret <target>-agent-credential (key config) and a Deployment "
+    "<target>-agent, with another release label, as its profile says",
+    _renamed_agent_objects,
+    profile={"agent_kubeconfig_key": "config", "release_label": "agent.solar.example/release"},
+)
+
+
+@patch(f"{R}._agent_templates")
+def _kubeconfig_as_data(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        import base64
+
+        templates = original(self, release, target, kubeconfig)
+        out = {}
+        for file, text in templates.items():
+            documents = _documents(text)
+            for doc in documents:
+                if doc["kind"] == "Secret":
+                    doc["data"] = {
+                        key: base64.b64encode(value.encode()).decode()
+                        for key, value in doc.pop("stringData").items()
+                    }
+            out[file] = _dumped(documents)
+        return out
+
+    return agent_templates
+
+
+variant(
+    "variant-agent-kubeconfig-as-data",
+    ("table-renderer",),
+    "the agent release's Secret carries the kubeconfig base64-encoded under data, not as "
+    "stringData",
+    _kubeconfig_as_data,
+)
+
+
+@patch(f"{A}.report")
+def _never_reads_target(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        from core.clock import utc
+
+        report = solar.get("TargetReport", self.target, self.namespace)
+        now = utc(self.clock.now())
+        report.setdefault("spec", {})["lastReportTime"] = now
+        solar.update(report)
+        self.log(f"reported {self.namespace}/{self.target} at {now}")
+
+    return report
+
+
+variant(
+    "variant-agent-never-reads-its-target",
+    ("table-agent", "scope"),
+    "the agent never reads its Target (the credential allows it; nothing requires it): it only "
+    "updates its TargetReport",
+    _never_reads_target,
+)
+
+
+# --- the agent ----------------------------------------------------------------------------------
+@patch(f"{A}.tick")
+def _often(original: Any) -> Any:
+    return lambda self: min(float(original(self)), 1.0)
+
+
+variant(
+    "variant-agent-reports-every-second",
+    ("report-advances", "table-agent"),
+    "the agent reports every second, more often than the profile's report interval",
+    _often,
+)
+
+
+@patch(f"{A}.report")
+def _reports_more(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        def update(obj: Any) -> Any:
+            spec = obj.setdefault("spec", {})
+            spec["agentVersion"] = "0.2.0"
+            spec["releases"] = [{"name": "solar-agent", "ready": True}]
+            obj["metadata"].setdefault("labels", {})["solar.opendefense.cloud/agent-version"] = (
+                "0.2.0"
+            )
+            obj["metadata"].setdefault("annotations", {})["solar.opendefense.cloud/reported-by"] = (
+                self.target
+            )
+            return solar.update(obj)
+
+        original(self, Wrapped(solar, update=update))
+
+    return report
+
+
+variant(
+    "variant-agent-reports-more",
+    ("table-agent", "intro-one-report"),
+    "the agent writes more into its TargetReport than lastReportTime: its version, the state of "
+    "its releases, a label and an annotation",
+    _reports_more,
+)
+
+
+@patch(f"{A}.report")
+def _patches(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        from core.clock import utc
+
+        solar.get("Target", self.target, self.namespace)
+        now = utc(self.clock.now())
+        solar.patch("TargetReport", self.target, self.namespace, {"spec": {"lastReportTime": now}})
+        self.log(f"reported {self.namespace}/{self.target} at {now}")
+
+    return report
+
+
+variant(
+    "variant-agent-patches-its-report",
+    ("table-agent", "report-advances", "scope-patch"),
+    "the agent writes lastReportTime with a merge patch, not an update",
+    _patches,
+)
+
+
+@patch(f"{R}._agent_templates")
+def _two_secrets(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        templates = original(self, release, target, kubeconfig)
+        ca = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "Opaque",
+            "metadata": {
+                "name": "solar-agent-ca",
+                "labels": {self.contract.release_label: release},
+            },
+            "stringData": {"ca.crt": self.config.apiserver_ca_pem},
+        }
+        return {**templates, "ca.yaml": yamlio.dump(ca)}
+
+    return agent_templates
+
+
+variant(
+    "variant-agent-release-two-secrets",
+    ("table-renderer", "table-flux"),
+    "the agent release installs a second Secret (the SolAr API server's CA bundle) beside the "
+    "one with the kubeconfig",
+    _two_secrets,
+)
+
+
+@patch(f"{R}._push")
+def _also_latest(original: Any) -> Any:
+    def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
+        version = str(original(self, client, namespace, chart))
+        client.push_chart(f"{namespace}/{chart.name}", dataclasses.replace(chart, version="latest"))
+        return version
+
+    return push
+
+
+variant(
+    "variant-charts-also-tagged-latest",
+    ("table-renderer", "point-once", "url-form"),
+    "every chart is also pushed under the tag latest, which the page's semver range never picks",
+    _also_latest,
+)
