@@ -75,6 +75,12 @@ class Landscape(Protocol):
         """The server of the agent's kubeconfig."""
 
     @property
+    def solar_api_audiences(self) -> tuple[str, ...]:
+        """The audiences the SolAr API server accepts tokens for (kube-apiserver's
+        `--api-audiences`, by default its service-account issuer): a token for the SolAr API
+        server only names no other audience."""
+
+    @property
     def faults(self) -> Faults: ...
 
     def solar_as(self, token: str) -> ProbeAPI:
