@@ -198,7 +198,7 @@ def _then_withdraw_namesakes(original: Any, when: Any) -> Any:
 
     def reconcile(self: Any, target: Any) -> float:
         condition = find_condition(target, self.contract.condition_type) or {}
-        before = {"reason": condition.get("reason"), "requested": _rotation_requested(self, target)}
+        before = {"reason": condition.get("reason"), "due": _rotation_due(self, target)}
         minted = self._minted.get(_key(target))
         delay = float(original(self, target))
         if when(self, target, before, minted != self._minted.get(_key(target))):
@@ -208,13 +208,16 @@ def _then_withdraw_namesakes(original: Any, when: Any) -> Any:
     return reconcile
 
 
-def _rotation_requested(self: Any, target: Any) -> bool:
-    """The Target asks for a rotation its current token has not answered yet."""
+def _rotation_due(self: Any, target: Any) -> str | None:
+    """Why the Target's current token is to be replaced: "requested" (a rotation it has not
+    answered yet), "aged" (80 % of its lifetime), or None (no current token, or none due)."""
     namespace, name = _key(target)
     current = self._current(target, self._credential_secrets(namespace, name))
+    if current is None or not self._needs_new_token(target, current):
+        return None
     requested = annotations_of(target).get(self.contract.rotation_annotation)
-    handled = annotations_of(current or {}).get(self.contract.rotation_handled_annotation)
-    return requested is not None and requested != handled
+    handled = annotations_of(current).get(self.contract.rotation_handled_annotation)
+    return "requested" if requested is not None and requested != handled else "aged"
 
 
 @mutant(
@@ -241,7 +244,7 @@ def _rotation_namesakes(original: Any) -> Any:
     return _then_withdraw_namesakes(
         original,
         lambda self, target, before, minted: (
-            minted and before["reason"] == "Issued" and before["requested"]
+            minted and before["reason"] == "Issued" and before["due"] == "requested"
         ),
     )
 
@@ -257,7 +260,7 @@ def _age_rotation_namesakes(original: Any) -> Any:
     return _then_withdraw_namesakes(
         original,
         lambda self, target, before, minted: (
-            minted and before["reason"] == "Issued" and not before["requested"]
+            minted and before["reason"] == "Issued" and before["due"] == "aged"
         ),
     )
 
@@ -307,7 +310,7 @@ def _misses_deleted(original: Any) -> Any:
 # --- (6) Targets made before their namespace's setup ---------------------------------------------
 @mutant(
     "profile-binds-only-on-target-events",
-    ("empty-selector", "bound-without-steps", "intro-setup-once"),
+    ("setup-order", "empty-selector", "bound-without-steps"),
     "the Profile controller binds on a Target's events only, not on its Profile's: the Targets a "
     "namespace held before the operator set it up are never bound",
     "simulators.reference.work_queues:SolarWorkQueues._route",
@@ -329,7 +332,7 @@ def _binds_on_target_events(original: Any) -> Any:
 
 @mutant(
     "renderer-gives-up-without-registry",
-    ("table-renderer", "intro-only-create"),
+    ("setup-order", "table-renderer"),
     "a Target whose Registry did not exist when solar-renderer first saw it is never rendered, "
     "even once the operator has created the Registry",
     f"{R}.render_target",
