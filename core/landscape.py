@@ -33,7 +33,9 @@ class RegistryEndpoint:
 
 class Faults(Protocol):
     def deny_token_requests(self, namespace: str, message: str) -> Undo:
-        """The SolAr API server refuses TokenRequests in `namespace`, with `message`."""
+        """The SolAr API server refuses TokenRequests in `namespace`, with `message`. Called
+        again while that denial is in force, it changes the denial's message in place (no
+        moment without a denial); either undo lifts it."""
 
     def cut_solar_api_from_target(self) -> Undo:
         """Pods of the target cluster can no longer reach the SolAr API server."""
@@ -73,6 +75,12 @@ class Landscape(Protocol):
     @property
     def solar_api_url(self) -> str:
         """The server of the agent's kubeconfig."""
+
+    @property
+    def solar_api_audiences(self) -> tuple[str, ...]:
+        """The audiences the SolAr API server accepts tokens for (kube-apiserver's
+        `--api-audiences`, by default its service-account issuer): a token for the SolAr API
+        server only names no other audience."""
 
     @property
     def faults(self) -> Faults: ...

@@ -55,9 +55,9 @@ Feature: Check that it worked
       Given I have created the Target "cluster-1" in namespace "test"
       And the agent of "cluster-1" holds its token
       When the operator unsets controller.agent.apiserverURL
-      Then AgentCredentialReady of "cluster-1" is "False" with reason "Disabled"
+      Then the old token of "cluster-1" is rejected within the authentication cache window
+      And AgentCredentialReady of "cluster-1" is "False" with reason "Disabled"
       And no token Secret of "cluster-1" exists
-      And the old token of "cluster-1" is rejected within the authentication cache window
 
   @spec @fault
   Rule: MintFailed: the token could not be created, the message has the error, the controller retries
@@ -73,6 +73,14 @@ Feature: Check that it worked
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       And the Secret named in the condition message holds a token for the agent of "cluster-1"
 
+    Scenario: The MintFailed message has the error of the latest attempt
+      Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
+      And I have created the Target "cluster-1" in namespace "test"
+      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      When the SolAr API server's denial of token requests in namespace "test" changes to "token quota exceeded"
+      Then the condition message of "cluster-1" comes to have the error "token quota exceeded"
+      And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+
   @defined-here @fault
   Rule: MintFailed: every failure is a Warning event, and the retries back off up to a cap for as long as the cause lasts
 
@@ -83,6 +91,7 @@ Feature: Check that it worked
       Then the waits between those requests grow up to the profile's cap and stay there
       And every refused token request is a Warning event on the Target "cluster-1"
       And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
+      And no Secret made for "cluster-1" is left without a token the SolAr API server accepts
 
     Scenario: After a successful mint, the next failures back off from the initial wait again
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"

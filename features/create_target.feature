@@ -118,6 +118,19 @@ Feature: What happens when you create a Target
       And the lastReportTime of "cluster-2" was written by the agent with its own token
 
   @defined-here
+  Rule: Targets created before the operator set up their namespace are served once it is
+
+    Scenario: A Target created before its namespace was set up is bound, gets its credential and is delivered
+      Given namespace "other" holds no solar-agent setup
+      And I have created the Target "cluster-9" in namespace "other"
+      And AgentCredentialReady of "cluster-9" is "True" with reason "Issued"
+      When the operator sets up the solar-agent in namespace "other"
+      And I run the first-contact step for "cluster-9"
+      Then "cluster-9" is bound to the agent Release
+      And the TargetReport "cluster-9" gets a lastReportTime
+      And the lastReportTime of "cluster-9" was written by the agent with its own token
+
+  @defined-here
   Rule: The credential's objects belong to the Target, and the Profile counts what it matches
 
     Scenario: The ServiceAccount, Role, RoleBinding, TargetReport and token Secret are owned by the Target

@@ -39,6 +39,7 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
         return token is not None, token
 
     you.tokens[target] = waiter.until(f"a token for {target}", probe)
+    you.retirements.pop(target, None)  # what retired an earlier token does not retire this one
     account_namespace, account = TokenFacts.read(you.tokens[target]).service_account
     try:
         requests = token_requests(landscape, account_namespace, account)
@@ -54,22 +55,19 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
     parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
 )
 def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    """The window starts when the Secret the old token is bound to is gone: wait for that, then
-    for the API server to reject the token (401)."""
+    """The window starts when the page's trigger became visible (the condition named the new
+    Secret, the revocation annotation was set, the Target's deletion was requested,
+    controller.agent.apiserverURL was unset, the Secret was deleted), never at a step SolAr
+    chooses when to take (deleting the old Secret): by then plus the cache window and the
+    margin, the API server rejects the old token (401)."""
     token = you.noted_token(target)
-    bound = TokenFacts.read(token).bound_secret
-    assert bound is not None, f"the token of {target} is not bound to a Secret"
-    namespace = you.namespace_of(target)
-
-    def secret_gone() -> tuple[bool, Any]:
-        try:
-            landscape.solar.get("Secret", bound, namespace)
-        except ApiError as error:
-            return error.status == 404, error
-        return False, f"Secret {namespace}/{bound}, which the old token is bound to, still exists"
-
-    waiter.until(f"the Secret the old token of {target} is bound to is gone", secret_gone)
-    _rejected(landscape, waiter, target, namespace, token)
+    retirement = you.retirements.get(target)
+    assert retirement is not None, (
+        f"the scenario has seen nothing that retires the noted token of {target} (a rotation "
+        "named in the condition, a revocation, a deletion, an unset apiserverURL)"
+    )
+    what, since = retirement
+    _rejected(landscape, waiter, target, you.namespace_of(target), token, since, what)
 
 
 @then(parsers.parse('the old token of "{target}" is rejected from its expiry on'))
@@ -77,23 +75,51 @@ def expired_token_rejected(landscape: Landscape, you: You, waiter: Waiter, targe
     token = you.noted_token(target)
     expires = TokenFacts.read(token).expires_at
     assert landscape.clock.now() >= expires, f"the token of {target} expires only at {expires}"
-    _rejected(landscape, waiter, target, you.namespace_of(target), token)
+    _rejected(landscape, waiter, target, you.namespace_of(target), token, expires, "it expired")
 
 
 def _rejected(
-    landscape: Landscape, waiter: Waiter, target: str, namespace: str, token: str
+    landscape: Landscape,
+    waiter: Waiter,
+    target: str,
+    namespace: str,
+    token: str,
+    since: datetime,
+    what: str,
 ) -> None:
+    """Rejected (401) by `since` plus the authentication cache window and the margin."""
     api = landscape.solar_as(token)
+    bound = TokenFacts.read(token).bound_secret
 
     def probe() -> tuple[bool, Any]:
         try:
             api.get("Target", target, namespace)
         except ApiError as error:
             return error.status == 401, error
-        return False, "the old token is still accepted"
+        if bound is None:
+            return False, "the old token, bound to no Secret, is still accepted"
+        try:
+            landscape.solar.get("Secret", bound, namespace)
+            held = f"its Secret {namespace}/{bound} still exists"
+        except ApiError:
+            held = f"its Secret {namespace}/{bound} is gone"
+        return False, f"the old token is still accepted; {held}"
 
     window = waiter.timeout("auth_cache") + waiter.timeout("margin")
-    waiter.until(f"the old token of {target} is rejected (401)", probe, timeout=window)
+    deadline = since + timedelta(seconds=window)
+    started = landscape.clock.now()
+    # A token once rejected stays rejected: a first look after the window could not tell when.
+    assert started <= deadline, (
+        f"the harness first looked at the old token of {target} at {started:%H:%M:%S}, after "
+        f"the window that began when {what} ({since:%H:%M:%S}) ended: a scenario looks at the "
+        "old token right after what retires it"
+    )
+    waiter.until(
+        f"the old token of {target} is rejected (401) within {window:g}s of the moment {what} "
+        f"({since:%H:%M:%S}), by {deadline:%H:%M:%S}",
+        probe,
+        timeout=max(0.0, (deadline - landscape.clock.now()).total_seconds()),
+    )
 
 
 # --- reports -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from core.api import KINDS, SOLAR_GROUP, ApiError, Obj, is_owned_by
+from core.conditions import secret_value
 from core.landscape import AuditEvent, Landscape
 from core.rbac import Request, User, allowed
 from core.redact import holds, same_secret
@@ -24,6 +25,7 @@ from fixtures.page.lookup import (
     credential_condition,
     credential_objects,
     credential_secrets,
+    owned_by_target,
     secrets_with_tokens_of,
     target_report,
     token_in,
@@ -156,12 +158,12 @@ def token_minted(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
 HELD_CREDENTIALS = pytest.StashKey[dict[tuple[str, str], tuple[str, str]]]()
 
 
-@given("every Target on the SolAr cluster holds a token")
+@given("every Target I have created holds a token")
 def every_target_holds_a_token(
-    request: pytest.FixtureRequest, landscape: Landscape, waiter: Waiter
+    request: pytest.FixtureRequest, landscape: Landscape, names: Names, waiter: Waiter
 ) -> None:
-    """Note, for every Target the SolAr API server holds, the Secret its condition names and
-    the token in it."""
+    """Note, for every Target of the scenario's namespaces (namesakes in other namespaces
+    included), the Secret its condition names and the token in it."""
     held: dict[tuple[str, str], tuple[str, str]] = {}
 
     def probe() -> tuple[bool, Any]:
@@ -169,6 +171,8 @@ def every_target_holds_a_token(
         missing = []
         for target in landscape.solar.list("Target"):
             namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+            if not names.of_this_scenario(namespace):
+                continue
             secret = token_secret(landscape, namespace, name)
             token = token_in(landscape, secret) if secret is not None else None
             if secret is None or not token:
@@ -177,43 +181,106 @@ def every_target_holds_a_token(
             held[(namespace, name)] = (secret["metadata"]["name"], token)
         return missing == [] and held != {}, {"without a token": missing}
 
-    waiter.until("every Target holds a token", probe)
+    waiter.until("every Target of the scenario holds a token", probe)
     request.node.stash[HELD_CREDENTIALS] = dict(held)
 
 
 @then(
-    "every other Target keeps the Secret and the token it held, and the SolAr API server accepts "
-    "that token"
+    parsers.parse(
+        'every Target but "{target}" in namespace "{namespace}" keeps the Secret and the token it '
+        "held, and the SolAr API server accepts that token"
+    )
 )
 def others_keep_their_tokens(
-    request: pytest.FixtureRequest, landscape: Landscape, you: You
+    request: pytest.FixtureRequest, landscape: Landscape, names: Names, target: str, namespace: str
 ) -> None:
-    """After a deletion, by what the cluster stores and authenticates: each other Target's
-    condition names the same Secret, holding the same token, which still reads its Target."""
+    """After one Target's lifecycle step, by what the cluster stores and authenticates: each other
+    Target noted (a namesake in another namespace, a sibling) is there, its condition names the
+    same Secret, holding the same token, which still reads its Target."""
     held = request.node.stash.get(HELD_CREDENTIALS, None)
-    assert held, "no tokens were noted (add: Given every Target on the SolAr cluster holds a token)"
-    present = {
-        (t["metadata"]["namespace"], t["metadata"]["name"]) for t in landscape.solar.list("Target")
-    }
+    assert held, "no tokens were noted (add: Given every Target I have created holds a token)"
+    acted_on = (names.namespace(namespace), target)
+    others = {key: value for key, value in held.items() if key != acted_on}
+    assert others, (
+        f"the scenario noted no Target but {namespace}/{target}: this check could not fail"
+    )
     changed = []
-    for (namespace, name), (secret_name, token) in sorted(held.items()):
-        if (namespace, name) not in present:
+    for (ns, name), (secret_name, token) in sorted(others.items()):
+        try:
+            secret = token_secret(landscape, ns, name)
+        except ApiError as error:
+            changed.append(f"{ns}/{name}: the Target is gone ({error.status})")
             continue
-        secret = token_secret(landscape, namespace, name)
         now = token_in(landscape, secret) if secret is not None else None
-        if (
-            secret is None
-            or secret["metadata"]["name"] != secret_name
-            or not same_secret(now or "", token)
-        ):
-            changed.append(f"{namespace}/{name}: its Secret or token changed")
+        if secret is None or secret["metadata"]["name"] != secret_name:
+            named = secret["metadata"]["name"] if secret is not None else "none that exists"
+            changed.append(f"{ns}/{name}: its condition named {secret_name}, now {named}")
+            continue
+        if not same_secret(now or "", token):
+            changed.append(f"{ns}/{name}: its Secret {secret_name} holds another token now")
             continue
         try:
-            landscape.solar_as(token).get("Target", name, namespace)
+            landscape.solar_as(token).get("Target", name, ns)
         except ApiError as error:
-            changed.append(f"{namespace}/{name}: its token is refused ({error.status})")
-    assert len(present & set(held)) >= 2, f"the scenario needs two other Targets: {sorted(held)}"
-    assert changed == [], f"deleting a Target touched other credentials: {changed}"
+            changed.append(f"{ns}/{name}: its token is refused ({error.status})")
+    assert changed == [], (
+        f"what was done to {acted_on[0]}/{target} withdrew or replaced the token of other Targets: "
+        f"{changed}"
+    )
+
+
+@then(
+    parsers.parse(
+        'no Secret made for "{target}" is left without a token the SolAr API server accepts'
+    )
+)
+def no_dead_secrets(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """Every Secret of the Target (owned by it, or carrying its credential labels) holds a token
+    the SolAr API server accepts: a refused TokenRequest leaves no empty Secret behind, a token
+    that is gone leaves no Secret holding it."""
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        found = {
+            s["metadata"]["name"]: s
+            for s in owned_by_target(landscape, "Secret", namespace, target)
+            + credential_secrets(landscape, namespace, target)
+        }
+        dead = []
+        for name, secret in sorted(found.items()):
+            token = secret_value(secret, landscape.contract.token_key)
+            if not token:
+                dead.append(f"{name} (no token)")
+                continue
+            try:
+                landscape.solar_as(token).get("Target", target, namespace)
+            except ApiError as error:
+                if error.status == 401:
+                    dead.append(f"{name} (a token the SolAr API server rejects)")
+        return dead == [], {"Secrets of the Target": sorted(found), "dead": dead}
+
+    waiter.until(
+        f"no Secret of {target} without a token the SolAr API server accepts (a failed mint "
+        "leaves none behind)",
+        probe,
+    )
+
+
+@then(
+    parsers.parse('no ReleaseBinding binds a Target "{target}" in namespace "{namespace}" any more')
+)
+def no_bindings_left(
+    landscape: Landscape, names: Names, waiter: Waiter, target: str, namespace: str
+) -> None:
+    """A deleted Target's ReleaseBindings go with it: none would bind a Target made again under
+    its name before a Profile selects it."""
+    ns = names.namespace(namespace)
+
+    def probe() -> tuple[bool, Any]:
+        left = bound_releases(landscape, ns, target)
+        return left == [], {"ReleaseBindings still naming it, by Release": left}
+
+    waiter.until(f"the ReleaseBindings of the deleted Target {ns}/{target} are gone", probe)
 
 
 @then("the condition message names the token's Secret and its expiry")
@@ -263,6 +330,20 @@ def no_token_secret(landscape: Landscape, you: You, waiter: Waiter, target: str)
         return left == [], left
 
     waiter.until(f"the token Secret of {target} is deleted", probe)
+
+
+@then(parsers.parse('the condition message of "{target}" comes to have the error "{error}"'))
+def message_comes_to_have_error(
+    landscape: Landscape, you: You, waiter: Waiter, target: str, error: str
+) -> None:
+    """The message carries the error of the latest attempt: wait for the next retry."""
+    namespace = you.namespace_of(target)
+
+    def probe() -> tuple[bool, Any]:
+        condition = credential_condition(landscape, namespace, target) or {}
+        return error in str(condition.get("message", "")), condition
+
+    waiter.until(f"the condition message of {target} has the error {error!r}", probe)
 
 
 @then(parsers.parse('the condition message has the error "{error}"'))
@@ -338,6 +419,7 @@ def message_names_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
     waiter.until(
         f"the Issued message of {target} names the Secret with the new token and its expiry", probe
     )
+    you.retired(target, "the condition named the new Secret", landscape.clock.now())
 
 
 @then(parsers.parse('solar-controller-manager has minted exactly one new token for "{target}"'))

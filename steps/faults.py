@@ -47,6 +47,24 @@ def deny_tokens(
     _inject(cleanup, active_faults, "deny-tokens", undo)
 
 
+@when(
+    parsers.parse(
+        'the SolAr API server\'s denial of token requests in namespace "{namespace}" changes to '
+        '"{message}"'
+    )
+)
+def change_denial(
+    landscape: Landscape, names: Names, active_faults: ActiveFaults, namespace: str, message: str
+) -> None:
+    """The denial in force says something else from now on, changed in place: there is no moment
+    without it (a retry then would mint)."""
+    assert "deny-tokens" in active_faults, "no denial of token requests is in force"
+    requires(
+        lambda: landscape.faults.deny_token_requests(names.namespace(namespace), message),
+        "denying TokenRequests",
+    )
+
+
 @given("the SolAr API server accepts token requests again")
 @when("the SolAr API server accepts token requests again")
 def accept_tokens(active_faults: ActiveFaults) -> None:
@@ -60,6 +78,7 @@ def cut_solar_api(landscape: Landscape, cleanup: ExitStack, active_faults: Activ
     _inject(cleanup, active_faults, "cut-solar-api", undo)
 
 
+@given("the clock of solar-controller-manager has passed the age at which a token is rotated")
 @when("the clock of solar-controller-manager passes the age at which a token is rotated")
 def skew_controller_clock(
     landscape: Landscape, you: You, cleanup: ExitStack, active_faults: ActiveFaults

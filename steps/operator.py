@@ -17,6 +17,7 @@ from steps.common import label_pairs
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))
+@when(parsers.parse('the operator sets up the solar-agent in namespace "{namespace}"'))
 def set_up_agent(landscape: Landscape, operator: Operator, names: Names, namespace: str) -> None:
     ns = names.namespace(namespace)
     if ns in operator.set_up:
@@ -83,11 +84,13 @@ def set_apiserver_url(landscape: Landscape) -> None:
 
 @given("the operator has not set controller.agent.apiserverURL")
 @when("the operator unsets controller.agent.apiserverURL")
-def unset_apiserver_url(landscape: Landscape, cleanup: ExitStack) -> None:
+def unset_apiserver_url(landscape: Landscape, you: You, cleanup: ExitStack) -> None:
     requires(
         lambda: landscape.configure_apiserver_url(None), "unsetting controller.agent.apiserverURL"
     )
     cleanup.callback(landscape.configure_apiserver_url, landscape.solar_api_url)
+    for target in you.namespaces:
+        you.retired(target, "controller.agent.apiserverURL was unset", landscape.clock.now())
 
 
 def _create_release(operator: Operator, names: Names, release: str, namespace: str) -> str:

@@ -266,17 +266,31 @@ def delete_target(landscape: Landscape, you: You, target: str) -> list[ObjectRef
     """Delete the Target, noting first what its credential is made of."""
     noted = credential_objects(landscape, you.noted_token(target), target)
     you.solar.delete("Target", target, you.namespace_of(target))
+    you.retired(target, "its deletion was requested", landscape.clock.now())
     return noted
+
+
+@when(parsers.parse('someone deletes the token Secret of "{target}"'))
+def delete_token_secret(landscape: Landscape, you: You, target: str) -> None:
+    """Out of band: the Secret the Issued condition names, deleted by hand."""
+    namespace = you.namespace_of(target)
+    secret = token_secret(landscape, namespace, target)
+    assert secret is not None, f"{target} has no token Secret to delete"
+    you.solar.delete("Secret", secret["metadata"]["name"], namespace)
+    you.retired(target, "its token Secret was deleted", landscape.clock.now())
 
 
 # --- annotations ---------------------------------------------------------------------------------
 @given(parsers.parse('I have annotated the Target "{target}" with "{note}"'))
 @when(parsers.parse('I annotate the Target "{target}" with "{note}"'))
-def annotate(you: You, target: str, note: str) -> None:
+def annotate(landscape: Landscape, you: You, target: str, note: str) -> None:
     key, value = annotation(note)
     you.solar.patch(
         "Target", target, you.namespace_of(target), {"metadata": {"annotations": {key: value}}}
     )
+    contract = landscape.contract
+    if (key, value) == (contract.revocation_annotation, contract.revoked_value):
+        you.retired(target, "the revocation annotation was set", landscape.clock.now())
 
 
 @when(parsers.parse('I remove the annotation "{key}" from the Target "{target}"'))

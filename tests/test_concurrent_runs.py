@@ -20,6 +20,8 @@ GLOBAL_FAULT_SCENARIOS = {
     "test_while_lastreporttime_stays_empty_the_agent_pods_log_on_the_target_cluster_says_why",
     "test_a_wait_for_the_first_report_that_runs_out_says_to_check_the_agent_pod_logs_and_shows_them",
     "test_a_token_is_rotated_before_it_expires_once_even_by_a_controller_whose_clock_runs_ahead",
+    "test_a_rotation_before_expiry_leaves_the_token_of_a_target_of_the_same_name_in_another_"
+    "namespace_as_it_was",
     "test_the_credential_lifecycle_keeps_the_pages_promises_in_any_order",  # the model, by its mark
 }
 

@@ -325,3 +325,14 @@ def test_the_holder_leaves_no_lock_file_behind(tmp_path: Path) -> None:
     assert all(path.exists() for path in lock_files)
     remove_lock_files(landscape_file)
     assert not any(path.exists() for path in lock_files), lock_files
+
+
+def test_the_audiences_the_solar_api_server_accepts_reach_the_file_and_back(tmp_path: Path) -> None:
+    """Left out, the run asks the SolAr API server's OIDC discovery document for its issuer."""
+    audiences = ["https://kubernetes.default.svc", "https://solar.staging.example"]
+    assert load(_landscape(tmp_path, solar__api_audiences=audiences)).api_audiences == tuple(
+        audiences
+    )
+    assert load(_landscape(tmp_path)).api_audiences == ()
+    with pytest.raises(BadLandscapeFile, match=r"\[solar\] api_audiences"):
+        load(_landscape(tmp_path, solar__api_audiences="https://kubernetes.default.svc"))

@@ -79,6 +79,7 @@ MEMORY_INTERNAL = {
     "controller-resets-report",
     "registry-blobs-unchecked",
     "registry-tags-unchecked",
+    "profile-binds-only-on-target-events",
 }
 
 

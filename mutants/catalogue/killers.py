@@ -83,6 +83,24 @@ MADE_AGAIN = "A Target made again under the same name is delivered its own new t
 OTHER_NAMESPACE_TOKEN = "A Target in another namespace cannot read the agent token"
 
 OTHERS_KEPT = "Deleting a Target leaves the credentials of the other Targets as they were"
+IN_PLACE = 'Changing the revocation annotation in place to "<value>" issues a new token'
+OUT_OF_BAND = "A token Secret deleted out of band is replaced by one new token in a new Secret"
+NAMESAKE_STEPS = (
+    "<Step> a Target leaves the token of a Target of the same name in another namespace as it was"
+)
+NAMESAKE_UNREVOKE = (
+    "Lifting a revocation leaves the token of a Target of the same name in another namespace as "
+    "it was"
+)
+NAMESAKE_BEFORE_EXPIRY = (
+    "A rotation before expiry leaves the token of a Target of the same name in another namespace "
+    "as it was"
+)
+BEFORE_SETUP = (
+    "A Target created before its namespace was set up is bound, gets its credential and is "
+    "delivered"
+)
+LATEST_ERROR = "The MintFailed message has the error of the latest attempt"
 
 KILLERS: dict[str, tuple[str, ...]] = {
     "controller-role-lists-targets": (GRANT,),
@@ -254,4 +272,21 @@ KILLERS: dict[str, tuple[str, ...]] = {
         "A Target that no longer carries the selected label is no longer bound",
     ),
     "profile-status-counts-bindings": (STATUS,),
+    # the credential side, tried as a new user would (mutants/catalogue/hunt_credential.py)
+    "controller-mints-for-an-extra-audience": (CONTROLLER, AGENT),
+    "controller-first-token-lives-longer": (CONTROLLER, EXPIRY),
+    "controller-revocation-sticks-to-the-key": (IN_PLACE,),
+    "controller-old-secret-kept-a-while": (ROTATE, EVERY_ROTATION),
+    "controller-revoked-secret-deleted-late": (REVOKED_REJECTED,),
+    "controller-disabled-secret-deleted-late": (UNSET_URL,),
+    "controller-revocation-takes-namesakes": (NAMESAKE_STEPS,),
+    "controller-rotation-takes-namesakes": (NAMESAKE_STEPS,),
+    "controller-age-rotation-takes-namesakes": (NAMESAKE_BEFORE_EXPIRY,),
+    "controller-unrevocation-takes-namesakes": (NAMESAKE_UNREVOKE,),
+    "controller-misses-deleted-secret": (OUT_OF_BAND,),
+    "profile-binds-only-on-target-events": (BEFORE_SETUP,),
+    "renderer-gives-up-without-registry": (BEFORE_SETUP,),
+    "controller-mint-error-of-the-first-attempt": (LATEST_ERROR,),
+    "controller-failed-mint-keeps-secret": (BACKOFF, EXPIRES),
+    "profile-keeps-bindings-of-deleted-targets": (DELETE,),
 }
