@@ -32,6 +32,7 @@ from core.clock import Clock, utc
 from core.probing import Answer, RawRequest, RulesReview, ServedResource
 from core.rbac import SYSTEM_MASTERS, Request, User, allowed
 from simulators.memory import attempts, reviews
+from simulators.memory.discovery import find_kind
 from simulators.memory.objects import (
     SERVER_OWNED,
     clone,
@@ -483,6 +484,12 @@ class InMemoryClient:
 
     def attempt(self, requests: Sequence[RawRequest]) -> builtins.list[Answer]:
         return attempts.attempt_all(self._cluster, self._who, requests)
+
+    def list_served(self, resource: ServedResource) -> builtins.list[Obj]:
+        kind = find_kind(resource)
+        if kind is None or resource.subresource or "list" not in resource.verbs:
+            raise ApiError(405, "MethodNotAllowed", f"{resource.name} cannot be listed")
+        return self.list(kind.kind)
 
     def review_rules(self, namespace: str) -> RulesReview:
         return attempts.review_rules(self._cluster, self._who(), namespace)
