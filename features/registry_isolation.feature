@@ -59,7 +59,7 @@ Feature: Registry isolation
     Scenario: A Target in another namespace cannot read the agent token
       When I pull the agent release of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
-      And the render registry holds the token of "cluster-1", "cluster-2" and "cluster-3" only in their agent releases
+      And the render registry holds the token of "cluster-1", "cluster-2" and "cluster-3" only in the kubeconfig Secret of their agent releases
 
   @defined-here
   Rule: regcred only reads; nobody without a registry user reads anything
