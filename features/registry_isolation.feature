@@ -85,6 +85,9 @@ Feature: Registry isolation
         | who                                                                               |
         | without credentials                                                               |
         | with a wrong password for regcred's user                                          |
+        | with regcred's password in another case                                           |
+        | with regcred's password one character short                                       |
+        | with regcred's password and one character more                                    |
         | with regcred's user and the password of the pull user of namespace "other"        |
 
   @defined-here

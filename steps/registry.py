@@ -13,7 +13,7 @@ from core.api import ApiError, Obj
 from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
-from core.redact import holds, same_secret
+from core.redact import REDACT, holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.lookup import (
     agent_chart,
@@ -61,26 +61,37 @@ def _pull(what: str, fetch: Any, reads: tuple[Read, ...] = ()) -> Pull:
 
 def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> tuple[Read, ...]:
     """Every read of `repository` one by one, as a client that skips the tag list could send them:
-    the tag list, each tag's manifest and each blob those manifests name (what is there, as SolAr's
-    push user sees it)."""
+    the tag list; each manifest by its tag and by its digest, and each blob those manifests name,
+    each with a GET and with a HEAD (what is there, by the tags and digests SolAr's push user
+    sees)."""
     owner = pusher(landscape)
-
-    def manifest_of(tag: str) -> Callable[[], object]:
-        return lambda: client.manifest(repository, tag)
-
-    def blob_of(digest: str) -> Callable[[], object]:
-        return lambda: client.blob(repository, digest)
-
     attempts: list[tuple[str, Callable[[], object]]] = [
         (f"{repository}: tag list", lambda: client.tags(repository))
     ]
+    blobs: set[str] = set()
     for tag in owner.tags(repository):
-        manifest, _ = owner.manifest(repository, tag)
-        attempts.append((f"{repository}: manifest {tag}", manifest_of(tag)))
-        for part in [manifest.get("config"), *manifest.get("layers", [])]:
-            if part and part.get("digest"):
-                digest = str(part["digest"])
-                attempts.append((f"{repository}: blob {digest[:19]}", blob_of(digest)))
+        manifest, digest = owner.manifest(repository, tag)
+        for reference, named in ((tag, tag), (digest, f"{digest[:19]} (its digest)")):
+            attempts += [
+                (
+                    f"{repository}: GET manifest {named}",
+                    _manifest_get(client, repository, reference),
+                ),
+                (
+                    f"{repository}: HEAD manifest {named}",
+                    _manifest_head(client, repository, reference),
+                ),
+            ]
+        blobs |= {
+            str(part["digest"])
+            for part in [manifest.get("config"), *manifest.get("layers", [])]
+            if part and part.get("digest")
+        }
+    for blob in sorted(blobs):
+        attempts += [
+            (f"{repository}: GET blob {blob[:19]}", _blob_get(client, repository, blob)),
+            (f"{repository}: HEAD blob {blob[:19]}", _blob_head(client, repository, blob)),
+        ]
     found: list[Read] = []
     for what, read in attempts:
         try:
@@ -90,6 +101,22 @@ def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> 
             continue
         found.append((what, None))
     return tuple(found)
+
+
+def _manifest_get(client: RegistryClient, repository: str, reference: str) -> Callable[[], object]:
+    return lambda: client.manifest(repository, reference)
+
+
+def _manifest_head(client: RegistryClient, repository: str, reference: str) -> Callable[[], object]:
+    return lambda: client.head_manifest(repository, reference)
+
+
+def _blob_get(client: RegistryClient, repository: str, digest: str) -> Callable[[], object]:
+    return lambda: client.blob(repository, digest)
+
+
+def _blob_head(client: RegistryClient, repository: str, digest: str) -> Callable[[], object]:
+    return lambda: client.head_blob(repository, digest)
 
 
 @when(
@@ -153,7 +180,11 @@ def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reade
 def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
     client = landscape.registry_as(None, None)
     namespace = you.namespace_of(target)
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+    return _pull(
+        f"bootstrap-{target} without credentials",
+        lambda: bootstrap_chart(client, namespace, target),
+        each_read(landscape, client, f"{namespace}/bootstrap-{target}"),
+    )
 
 
 @when(
@@ -163,10 +194,49 @@ def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
     target_fixture="pull",
 )
 def pull_with_wrong_password(landscape: Landscape, you: You, target: str) -> Pull:
+    return _pull_with_password(landscape, you, target, lambda password: password + "-wrong")
+
+
+# Near misses of the pull user's password: a registry that compares passwords loosely (without
+# regard to case, or only as far as one of the two goes) lets each of them in.
+NEAR_MISSES: dict[str, Callable[[str], str]] = {
+    "in another case": lambda password: password.swapcase(),
+    "one character short": lambda password: password[:-1],
+    "and one character more": lambda password: password + password[-1],
+}
+
+
+@when(
+    parsers.parse('I pull the bootstrap chart of "{target}" with regcred\'s password {near_miss}'),
+    target_fixture="pull",
+)
+def pull_with_near_miss(landscape: Landscape, you: You, target: str, near_miss: str) -> Pull:
+    if near_miss not in NEAR_MISSES:
+        pytest.fail(
+            f"unknown near miss {near_miss!r}; known: {', '.join(NEAR_MISSES)}", pytrace=False
+        )
+    return _pull_with_password(landscape, you, target, NEAR_MISSES[near_miss])
+
+
+def _pull_with_password(
+    landscape: Landscape, you: You, target: str, change: Callable[[str], str]
+) -> Pull:
+    """The pull and every read on its own, as regcred's user with a password that is not its own
+    (compared by digest only: neither password reaches a message)."""
     namespace = you.namespace_of(target)
     user, password = landscape.reader_credentials(namespace)
-    client = landscape.registry_as(user, password + "-wrong")
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+    wrong = change(password)
+    assert not same_secret(wrong, password), (
+        "the changed password is the password itself, so this check could not fail"
+    )
+    REDACT.register(wrong)
+    client = landscape.registry_as(user, wrong)
+    repository = f"{namespace}/bootstrap-{target}"
+    return _pull(
+        f"bootstrap-{target} as {user} with a password that is not its own",
+        lambda: bootstrap_chart(client, namespace, target),
+        each_read(landscape, client, repository),
+    )
 
 
 @when(
@@ -356,15 +426,18 @@ def handed_out(pull: Pull) -> None:
 
 @then("the render registry refuses it")
 def refused(pull: Pull) -> None:
-    """The pull, and each read of the repository on its own (tag list, manifests, blobs)."""
-    assert pull.error is not None, f"{pull.what} was allowed"
-    assert pull.error.status in (401, 403), f"{pull.what}: expected 401/403, got {pull.error}"
+    """The pull, and each read of the repository on its own (tag list, manifests by tag and by
+    digest, blobs; GET and HEAD)."""
+    reads = [("the pull", pull.error), *pull.reads]
     let_through = [
         f"{what}: {'allowed' if error is None else error}"
-        for what, error in pull.reads
+        for what, error in reads
         if error is None or error.status not in (401, 403)
     ]
-    assert let_through == [], f"reads of {pull.what} not refused (401/403): {let_through}"
+    assert let_through == [], (
+        f"the render registry should refuse {pull.what} and each read of it on its own (401 or "
+        f"403); it let through: {let_through}"
+    )
 
 
 @then(parsers.parse('it holds the agent token of "{target}"'))
