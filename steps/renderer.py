@@ -134,6 +134,12 @@ def bootstrap_at_url(
     assert tags, f"nothing was pushed to {url}"
 
 
+@given(
+    parsers.parse(
+        'solar-renderer has pushed a bootstrap chart of "{target}" that carries the Release '
+        '"{release}"'
+    )
+)
 @then(
     parsers.parse(
         'solar-renderer pushes a bootstrap chart of "{target}" that carries the Release "{release}"'
@@ -183,6 +189,83 @@ def bootstraps_carry_their_bindings(
         assert extra == [], (
             f"the bootstrap chart of {target} carries Releases not bound to it: {extra}"
         )
+
+
+@then(
+    parsers.parse(
+        'the bootstrap chart of "{target}" points Flux at the render registry the Target '
+        "references, with its pull Secret"
+    )
+)
+def bootstrap_points_at_own_registry(
+    landscape: Landscape, you: You, waiter: Waiter, target: str
+) -> None:
+    """The Target's render registry is the Registry its spec.renderRegistryRef names: every
+    source of its bootstrap chart pulls from that Registry's hostname with its
+    targetPullSecretName, whatever other Registries the namespace holds."""
+    namespace = you.namespace_of(target)
+    reference = landscape.solar.get("Target", target, namespace)["spec"]["renderRegistryRef"]
+    registry = landscape.solar.get("Registry", reference["name"], namespace)["spec"]
+    host, pull_secret = registry["hostname"], registry.get("targetPullSecretName")
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        sources = {
+            str(o["metadata"].get("name")): (
+                str(o["spec"]["url"]).removeprefix("oci://").split("/", 1)[0],
+                (o["spec"].get("secretRef") or {}).get("name"),
+            )
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        }
+        return bool(sources), sources
+
+    seen = waiter.until(
+        f"the bootstrap chart of {target} in the render registry its Registry "
+        f"{reference['name']} names",
+        probe,
+    )
+    wrong = {
+        name: f"host {source_host}, pull Secret {secret}"
+        for name, (source_host, secret) in seen.items()
+        if (source_host, secret) != (host, pull_secret)
+    }
+    assert wrong == {}, (
+        f"the bootstrap chart of {target} points Flux elsewhere than at its render registry, the "
+        f"Registry {reference['name']} (host {host}, pull Secret {pull_secret}): {wrong}"
+    )
+
+
+@then(
+    parsers.parse(
+        'the bootstrap chart of "{target}" in the render registry no longer carries the Release '
+        '"{release}"'
+    )
+)
+def bootstrap_drops(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
+) -> None:
+    """What Flux on the target pulls at its next poll: a Release no longer bound to the Target
+    is no longer delivered (Flux then uninstalls it), and every Release still bound is."""
+    namespace = you.namespace_of(target)
+    gone = names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        carried = sorted(
+            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        )
+        bound = bound_releases(landscape, namespace, target)
+        done = gone not in bound and set(carried) == set(bound)
+        return done, {"chart": f"{chart.name}:{chart.version}", "carried": carried, "bound": bound}
+
+    waiter.until(
+        f"the bootstrap chart of {target} carries exactly the Releases bound to it, no longer "
+        f"{gone}",
+        probe,
+    )
 
 
 @then(
