@@ -74,6 +74,8 @@ MEMORY_INTERNAL = {
     "controller-resets-report",
     "registry-blobs-unchecked",
     "registry-tags-unchecked",
+    "registry-manifests-by-digest-unchecked",
+    "registry-head-unchecked",
 }
 
 
@@ -121,6 +123,9 @@ HANDFUL = {
     "agent-stops-after-20-reports": ("features/check_it_worked.feature", "advances_with_every"),
     "controller-revokes-case-insensitively": ("features/runbook.feature", "not_revoke"),
     "rules-review-hides-secrets-in-default": ("features/credential_scope.feature", "exactly"),
+    "renderer-agent-token-in-configmap": ("features/create_target.feature", "pulls_and_installs"),
+    "registry-head-unchecked": ("features/registry_isolation.feature", "nothing_in_another"),
+    "agent-empties-report-on-start": ("features/runbook.feature", "rotation_on_request"),
 }
 
 

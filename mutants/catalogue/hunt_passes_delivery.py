@@ -381,7 +381,7 @@ def _first_registry(original: Any) -> Any:
 
 @mutant(
     "renderer-agent-ignores-target-namespace",
-    ("table-flux", "setup-page"),
+    ("table-flux-target-namespace", "table-flux"),
     "the agent is installed into the Target's namespace on the target cluster, whatever the "
     "agent Release's targetNamespace says (the other Releases go where theirs say)",
     f"{R}._render_release",
