@@ -7,8 +7,8 @@ Feature: Registry isolation
   The render registry enforces one access policy, written in zot's
   accessControl format: SolAr's push user may write everywhere, and each
   namespace's pull user may only read <namespace>/**. "Refuses" means the pull
-  and each read of the repository on its own: its tag list, every manifest and
-  every blob.
+  and each read of the repository on its own: its tag list, every manifest by
+  its tag and by its digest, and every blob, each with a GET and a HEAD.
 
   Background:
     Given a SolAr cluster, a render registry and a target cluster
