@@ -25,21 +25,11 @@ from fixtures.page.lookup import (
     token_secret,
 )
 from fixtures.page.objects import FirstContact
+from fixtures.page.reads import Pull, each_read, pull
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from steps.flux import ready
 from steps.renderer import pusher
-
-Read = tuple[str, RegistryError | None]  # one read request of a pull, and its refusal if any
-
-
-@dataclass(frozen=True)
-class Pull:
-    what: str
-    chart: Chart | None
-    error: RegistryError | None
-    # Each read of the repository on its own: the tag list, every manifest, every blob.
-    reads: tuple[Read, ...] = ()
 
 
 def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClient:
@@ -52,73 +42,6 @@ def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClien
     return landscape.registry_as(*found)
 
 
-def _pull(what: str, fetch: Any, reads: tuple[Read, ...] = ()) -> Pull:
-    try:
-        return Pull(what, fetch(), None, reads)
-    except RegistryError as error:
-        return Pull(what, None, error, reads)
-
-
-def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> tuple[Read, ...]:
-    """Every read of `repository` one by one, as a client that skips the tag list could send them:
-    the tag list; each manifest by its tag and by its digest, and each blob those manifests name,
-    each with a GET and with a HEAD (what is there, by the tags and digests SolAr's push user
-    sees)."""
-    owner = pusher(landscape)
-    attempts: list[tuple[str, Callable[[], object]]] = [
-        (f"{repository}: tag list", lambda: client.tags(repository))
-    ]
-    blobs: set[str] = set()
-    for tag in owner.tags(repository):
-        manifest, digest = owner.manifest(repository, tag)
-        for reference, named in ((tag, tag), (digest, f"{digest[:19]} (its digest)")):
-            attempts += [
-                (
-                    f"{repository}: GET manifest {named}",
-                    _manifest_get(client, repository, reference),
-                ),
-                (
-                    f"{repository}: HEAD manifest {named}",
-                    _manifest_head(client, repository, reference),
-                ),
-            ]
-        blobs |= {
-            str(part["digest"])
-            for part in [manifest.get("config"), *manifest.get("layers", [])]
-            if part and part.get("digest")
-        }
-    for blob in sorted(blobs):
-        attempts += [
-            (f"{repository}: GET blob {blob[:19]}", _blob_get(client, repository, blob)),
-            (f"{repository}: HEAD blob {blob[:19]}", _blob_head(client, repository, blob)),
-        ]
-    found: list[Read] = []
-    for what, read in attempts:
-        try:
-            read()
-        except RegistryError as error:
-            found.append((what, error))
-            continue
-        found.append((what, None))
-    return tuple(found)
-
-
-def _manifest_get(client: RegistryClient, repository: str, reference: str) -> Callable[[], object]:
-    return lambda: client.manifest(repository, reference)
-
-
-def _manifest_head(client: RegistryClient, repository: str, reference: str) -> Callable[[], object]:
-    return lambda: client.head_manifest(repository, reference)
-
-
-def _blob_get(client: RegistryClient, repository: str, digest: str) -> Callable[[], object]:
-    return lambda: client.blob(repository, digest)
-
-
-def _blob_head(client: RegistryClient, repository: str, digest: str) -> Callable[[], object]:
-    return lambda: client.head_blob(repository, digest)
-
-
 @when(
     parsers.parse('I pull the bootstrap chart of "{target}" with the regcred of "{reader}"'),
     target_fixture="pull",
@@ -126,8 +49,8 @@ def _blob_head(client: RegistryClient, repository: str, digest: str) -> Callable
 def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
     namespace = you.namespace_of(target)
-    reads = each_read(landscape, client, f"{namespace}/bootstrap-{target}")
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target), reads)
+    reads = each_read(pusher(landscape), client, f"{namespace}/bootstrap-{target}")
+    return pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target), reads)
 
 
 @when(
@@ -136,16 +59,16 @@ def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> 
 )
 def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
-    pusher = landscape.registry_as(*landscape.push_credentials())
+    owner = pusher(landscape)
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    located = agent_chart(landscape, pusher, namespace, target)
+    located = agent_chart(landscape, owner, namespace, target)
     repository = f"{namespace}/{located.name}"
 
-    return _pull(
+    return pull(
         f"{repository}:{located.version}",
         lambda: pull_chart(client, repository, located.version),
-        each_read(landscape, client, repository),
+        each_read(owner, client, repository),
     )
 
 
@@ -166,10 +89,10 @@ def push_lookalike(landscape: Landscape, names: Names, namespace: str) -> str:
 @when(parsers.parse('I pull that chart with the regcred of "{reader}"'), target_fixture="pull")
 def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
-    return _pull(
+    return pull(
         pushed_repository,
         lambda: pull_chart(client, pushed_repository),
-        each_read(landscape, client, pushed_repository),
+        each_read(pusher(landscape), client, pushed_repository),
     )
 
 
@@ -180,10 +103,10 @@ def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reade
 def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
     client = landscape.registry_as(None, None)
     namespace = you.namespace_of(target)
-    return _pull(
+    return pull(
         f"bootstrap-{target} without credentials",
         lambda: bootstrap_chart(client, namespace, target),
-        each_read(landscape, client, f"{namespace}/bootstrap-{target}"),
+        each_read(pusher(landscape), client, f"{namespace}/bootstrap-{target}"),
     )
 
 
@@ -222,7 +145,7 @@ def _pull_with_password(
     landscape: Landscape, you: You, target: str, change: Callable[[str], str]
 ) -> Pull:
     """The pull and every read on its own, as regcred's user with a password that is not its own
-    (compared by digest only: neither password reaches a message)."""
+    (compared with same_secret: neither password reaches a message)."""
     namespace = you.namespace_of(target)
     user, password = landscape.reader_credentials(namespace)
     wrong = change(password)
@@ -232,10 +155,10 @@ def _pull_with_password(
     REDACT.register(wrong)
     client = landscape.registry_as(user, wrong)
     repository = f"{namespace}/bootstrap-{target}"
-    return _pull(
+    return pull(
         f"bootstrap-{target} as {user} with a password that is not its own",
         lambda: bootstrap_chart(client, namespace, target),
-        each_read(landscape, client, repository),
+        each_read(pusher(landscape), client, repository),
     )
 
 
@@ -258,10 +181,10 @@ def pull_with_foreign_password(
     )
     client = landscape.registry_as(user, foreign_password)
     repository = f"{namespace}/bootstrap-{target}"
-    return _pull(
+    return pull(
         f"bootstrap-{target}",
         lambda: bootstrap_chart(client, namespace, target),
-        each_read(landscape, client, repository),
+        each_read(pusher(landscape), client, repository),
     )
 
 
