@@ -195,6 +195,17 @@ class ClusterAPI(Protocol):
         """A TokenRequest; no `audiences`: the API server's own (those it accepts)."""
 
 
+class InventoryAPI(ClusterAPI, Protocol):
+    """An administrator's client that lists whatever its API server serves (the leak scans)."""
+
+    def discover(self) -> list[ServedResource]:
+        """Every resource and subresource the API server serves (as ProbeAPI.discover)."""
+
+    def list_served(self, resource: ServedResource) -> list[Obj]:
+        """Every object of a served resource, in all namespaces; ApiError where it cannot be
+        listed."""
+
+
 class ProbeAPI(ClusterAPI, Protocol):
     """A client that can also ask what its credential may do (the scope check; core/probing.py)."""
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.api import ClusterAPI, ProbeAPI
+from core.api import InventoryAPI, ProbeAPI
 from core.audit import AuditEvent as AuditEvent  # part of the protocol
 from core.clock import Clock
 from core.contract import Contract
@@ -58,11 +58,11 @@ class Landscape(Protocol):
     def clock(self) -> Clock: ...
 
     @property
-    def solar(self) -> ClusterAPI:
+    def solar(self) -> InventoryAPI:
         """cluster-admin on the SolAr cluster."""
 
     @property
-    def target(self) -> ClusterAPI:
+    def target(self) -> InventoryAPI:
         """cluster-admin on the target cluster."""
 
     @property

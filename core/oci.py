@@ -42,6 +42,14 @@ class RegistryClient(Protocol):
 
     def blob(self, repository: str, digest: str) -> bytes: ...
 
+    def head_manifest(self, repository: str, reference: str) -> str:
+        """A HEAD request for a manifest (by tag or digest): its digest, without its content."""
+        ...
+
+    def head_blob(self, repository: str, digest: str) -> int:
+        """A HEAD request for a blob: its size, without its content."""
+        ...
+
     def catalog(self) -> list[str]:
         """The repositories this user may see (zot lists only those it may read)."""
         ...

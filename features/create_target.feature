@@ -45,13 +45,14 @@ Feature: What happens when you create a Target
       Then solar-renderer pushes the agent release of "cluster-1" to the render registry
       And the agent release of "cluster-1" holds a kubeconfig for the SolAr API with the token from its Secret
       And that kubeconfig trusts the SolAr API server's certificate authority and does not skip verification
-      And the render registry holds the token of "cluster-1" only in its agent release
+      And the render registry holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
 
     Scenario: Flux on the target pulls and installs the agent release, like every other bound Release
       Given I have created the Target "cluster-1" in namespace "test"
       When I run the first-contact step for "cluster-1"
       Then Flux on the target installs the agent release of "cluster-1"
       And Flux on the target reports every bound Release of "cluster-1" as Ready
+      And the target cluster holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
 
     Scenario: The agent updates its own TargetReport
       Given I have created the Target "cluster-1" in namespace "test"
@@ -85,6 +86,8 @@ Feature: What happens when you create a Target
       And the TargetReport "cluster-3" gets a lastReportTime
       And the lastReportTime of "cluster-1" was written by the agent with its own token
       And the lastReportTime of "cluster-3" was written by the agent with its own token
+      And the target cluster holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
+      And the target cluster holds the token of "cluster-3" only in the kubeconfig Secret of its agent release
 
   @spec
   Rule: The Profile has an empty targetSelector, so it matches every Target in the namespace
@@ -151,12 +154,25 @@ Feature: What happens when you create a Target
       Given the operator has a Profile for the Release "podinfo" in namespace "test" that selects "tier=edge"
       And I have created the Target "cluster-1" in namespace "test" labelled "tier=edge"
       And "cluster-1" is bound to the Release "podinfo"
+      And solar-renderer has pushed a bootstrap chart of "cluster-1" that carries the Release "podinfo"
       When I remove the label "tier" from the Target "cluster-1"
       Then "cluster-1" is no longer bound to the Release "podinfo"
       And "cluster-1" is bound to the agent Release
+      And the bootstrap chart of "cluster-1" in the render registry no longer carries the Release "podinfo"
 
     Scenario: The Profile's status counts the Targets of its own namespace
       Given namespace "other" holds no solar-agent setup
       When I create the Target "cluster-9" in namespace "other"
       And I create the Targets "cluster-1" and "cluster-2" in namespace "test"
       Then the Profile of namespace "test" matches only the Targets of its own namespace
+
+  @defined-here
+  Rule: Like every other bound Release, the agent release is installed into its Release's targetNamespace
+
+    Scenario: An agent Release that names another targetNamespace has its agent run there
+      Given the operator has set the targetNamespace of the agent Release in namespace "test" to "agents"
+      And I have created the Target "cluster-1" in namespace "test"
+      When I run the first-contact step for "cluster-1"
+      Then Flux on the target installs the agent release of "cluster-1"
+      And the TargetReport "cluster-1" gets a lastReportTime
+      And the target cluster holds the token of "cluster-1" only in the kubeconfig Secret of its agent release

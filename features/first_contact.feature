@@ -24,6 +24,16 @@ Feature: First contact (manual)
       Then the target cluster holds no Flux source, no HelmRelease and no agent
 
   @spec
+  Rule: Flux on the target cluster must be pointed at the Target's render registry once
+
+    Scenario: The Target's render registry is the Registry it references, whatever other Registries its namespace holds
+      Given the operator has also created the Registries "archive" and "staging" in namespace "test", each with a pull Secret of its own
+      And I have created the Target "cluster-2" in namespace "test"
+      When I run the first-contact step for "cluster-2"
+      Then the bootstrap chart of "cluster-2" points Flux at the render registry the Target references, with its pull Secret
+      And Flux on the target installs the agent release of "cluster-2"
+
+  @spec
   Rule: The page's objects, with only host, namespace and Target name replaced
 
     Scenario: The pull Secret is a dockerconfigjson for the render registry

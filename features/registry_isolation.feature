@@ -7,8 +7,8 @@ Feature: Registry isolation
   The render registry enforces one access policy, written in zot's
   accessControl format: SolAr's push user may write everywhere, and each
   namespace's pull user may only read <namespace>/**. "Refuses" means the pull
-  and each read of the repository on its own: its tag list, every manifest and
-  every blob.
+  and each read of the repository on its own: its tag list, every manifest by
+  its tag and by its digest, and every blob, each with a GET and a HEAD.
 
   Background:
     Given a SolAr cluster, a render registry and a target cluster
@@ -59,7 +59,7 @@ Feature: Registry isolation
     Scenario: A Target in another namespace cannot read the agent token
       When I pull the agent release of "cluster-3" with the regcred of "cluster-1"
       Then the render registry refuses it
-      And the render registry holds the token of "cluster-1", "cluster-2" and "cluster-3" only in their agent releases
+      And the render registry holds the token of "cluster-1", "cluster-2" and "cluster-3" only in the kubeconfig Secret of their agent releases
 
   @defined-here
   Rule: regcred only reads; nobody without a registry user reads anything
@@ -85,6 +85,9 @@ Feature: Registry isolation
         | who                                                                               |
         | without credentials                                                               |
         | with a wrong password for regcred's user                                          |
+        | with regcred's password in another case                                           |
+        | with regcred's password one character short                                       |
+        | with regcred's password and one character more                                    |
         | with regcred's user and the password of the pull user of namespace "other"        |
 
   @defined-here

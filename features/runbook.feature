@@ -111,6 +111,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And the old token of "cluster-1" is rejected within the authentication cache window
       And the agent release of "cluster-1" in the render registry carries the new token
       And Flux on the target upgrades the agent release of "cluster-1"
+      And the target cluster holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
       And the lastReportTime of "cluster-1" advances with the next report
       And solar-controller-manager has minted exactly one new token for "cluster-1"
       And the lastTransitionTime of AgentCredentialReady of "cluster-1" has not moved, as its status stayed "True"

@@ -123,13 +123,38 @@ def _rejected(
 
 
 # --- reports -------------------------------------------------------------------------------------
+def _seen_report(landscape: Landscape, you: You, target: str) -> str | None:
+    """The TargetReport's lastReportTime now, held to what the scenario saw before, whatever
+    happened since (a rotation, a revocation, a restart of the agent): once it has had a value it
+    is never empty again and never goes back. Returns the value; remembers the latest."""
+    namespace = you.namespace_of(target)
+    report = target_report(landscape, namespace, target)
+    uid = str(report["metadata"].get("uid", ""))
+    raw = report.get("spec", {}).get("lastReportTime")
+    value = str(raw) if raw else None
+    seen_uid, seen = you.reports_seen.get(target, ("", ""))
+    if seen and seen_uid == uid:
+        assert value is not None, (
+            f"lastReportTime of {target} is empty again, after the scenario saw {seen}: it is "
+            "empty only until the first report"
+        )
+        assert _report_time(target, value) >= _report_time(target, seen), (
+            f"lastReportTime of {target} went back from {seen} to {value}: it only advances"
+        )
+    if value is not None:
+        you.reports_seen[target] = (uid, value)
+    return value
+
+
 @given(parsers.parse('the TargetReport "{target}" gets a lastReportTime'))
 @then(parsers.parse('the TargetReport "{target}" gets a lastReportTime'))
 def report_arrives(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
+    """The first report (or the latest): a lastReportTime that is the time of a report, neither
+    later than now nor older than one report interval (plus the margin) when it is seen."""
     namespace = you.namespace_of(target)
 
     def probe() -> tuple[bool, Any]:
-        value = last_report_time(landscape, namespace, target)
+        value = _seen_report(landscape, you, target)
         return value is not None, {"lastReportTime": value}
 
     seen = waiter.until(
@@ -139,6 +164,7 @@ def report_arrives(landscape: Landscape, you: You, waiter: Waiter, target: str) 
         details=lambda: _logs(landscape, namespace, target),
     )
     _not_in_the_future(landscape, waiter, target, str(seen["lastReportTime"]))
+    _not_stale(landscape, waiter, target, str(seen["lastReportTime"]))
 
 
 def _not_in_the_future(landscape: Landscape, waiter: Waiter, target: str, value: str) -> None:
@@ -164,12 +190,14 @@ def _logs(landscape: Landscape, namespace: str, target: str) -> str:
 
 @then(parsers.parse('the lastReportTime of "{target}" advances with the next report'))
 def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    """The next report comes within one report interval of the profile (plus the margin)."""
+    """The next report comes within one report interval of the profile (plus the margin), and
+    advances beyond what the scenario saw before; on the way there, lastReportTime is never
+    empty and never earlier than any value seen before (_seen_report)."""
     namespace = you.namespace_of(target)
-    before = last_report_time(landscape, namespace, target)
+    before = _seen_report(landscape, you, target)
 
     def probe() -> tuple[bool, Any]:
-        now = last_report_time(landscape, namespace, target)
+        now = _seen_report(landscape, you, target)
         later = now is not None and (
             before is None or _report_time(target, now) > _report_time(target, before)
         )
@@ -187,14 +215,14 @@ def report_advances(landscape: Landscape, you: You, waiter: Waiter, target: str)
 
 
 def _not_stale(landscape: Landscape, waiter: Waiter, target: str, value: str) -> None:
-    """A lastReportTime just written is the time of that report: the harness sees it advance
-    within one report interval (plus the margin) of it, so it is no older than that."""
+    """A lastReportTime just written is the time of that report: the harness sees it within one
+    report interval (plus the margin) of it, so it is no older than that."""
     now = landscape.clock.now()
     window = timedelta(
         seconds=landscape.contract.report_interval_seconds + waiter.timeout("margin")
     )
     assert _report_time(target, value) >= now - window, (
-        f"lastReportTime of {target} advanced to {value}, earlier than one report interval "
+        f"lastReportTime of {target} is {value}, earlier than one report interval "
         f"before now ({now:%Y-%m-%dT%H:%M:%SZ}): not the time of the report"
     )
 
@@ -306,7 +334,7 @@ def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
         return seen >= before + 2, f"{seen - before} more rejected reports logged"
 
     waiter.until(f"the agent of {target} tries twice more and is rejected", probe, kind="report")
-    value = last_report_time(landscape, namespace, target)
+    value = _seen_report(landscape, you, target)
     assert value is not None, f"{target} never reported"
     # The API server may answer a token from its authentication cache for one window after
     # the token expired (kube-apiserver caches successes), so that window is allowed, no more.

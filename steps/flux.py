@@ -11,10 +11,21 @@ from core.clock import parse_duration
 from core.landscape import Landscape
 from core.redact import same_secret
 from core.waiting import Waiter
-from fixtures.page.charts import kubeconfig_from_secret
-from fixtures.page.lookup import agent_release_name, bound_releases
+from fixtures.page.charts import agent_chart, kubeconfig_from_secret
+from fixtures.page.holders import (
+    Inventory,
+    carries_kubeconfig,
+    chart_name_of,
+    describe,
+    helm_record,
+    holds_token,
+    how_held,
+    remember,
+)
+from fixtures.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
+from steps.renderer import pusher
 
 
 def ready(obj: Obj) -> tuple[bool, Any]:
@@ -203,4 +214,58 @@ def agent_installed_within_a_poll(
         release,
         f"Flux installs the agent release of {target} sooner than one poll ({poll:g}s)",
         timeout=poll * 0.8,
+    )
+
+
+@then(
+    parsers.parse(
+        'the target cluster holds the token of "{target}" only in the kubeconfig Secret of its '
+        "agent release"
+    )
+)
+def token_on_target_only_in_agent_secret(
+    landscape: Landscape, you: You, names: Names, target: str
+) -> None:
+    """Every object of every resource the target cluster's discovery serves, read as its
+    administrator, as it is and under base64 and gzip: the Target's current token lies only in
+    the one Secret of its agent release, in the Release's targetNamespace, that carries the
+    agent's kubeconfig, and in Helm's own records of installing that release (Helm keeps the
+    chart it installed). Not in a ConfigMap, an environment variable, an annotation, an Event,
+    a Flux object, another namespace's Secret or another release's record."""
+    namespace = you.namespace_of(target)
+    secret = token_secret(landscape, namespace, target)
+    token = token_in(landscape, secret) if secret is not None else None
+    assert token, f"{target} has no token, so this check could not fail"
+    remember(token)
+    release = agent_release_name(landscape, namespace)
+    assert release is not None, f"namespace {namespace} has no agent Release"
+    into = (
+        landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
+        or namespace
+    )
+    chart = agent_chart(landscape, pusher(landscape), namespace, target).name
+    key = landscape.contract.agent_kubeconfig_key
+    inventory = Inventory.read(landscape.target, lambda ns: not names.of_another_scenario(ns))
+    carriers: list[str] = []
+    elsewhere: list[str] = []
+    for _resource, obj in inventory.objects:
+        if not holds_token(obj, token):
+            continue
+        record = helm_record(obj)
+        if record is not None and chart_name_of(record) == chart:
+            continue  # Helm's record of installing the agent release
+        in_place = obj.get("metadata", {}).get("namespace") == into
+        if in_place and carries_kubeconfig(obj, key, token):
+            carriers.append(describe(obj))
+            continue
+        what = f"Helm's record of {chart_name_of(record)}" if record is not None else ""
+        elsewhere.append(f"{describe(obj)} ({what or how_held(obj, token)})")
+    assert elsewhere == [], (
+        f"the target cluster holds the token of {target} outside the kubeconfig Secret of its "
+        f"agent release (in namespace {into}): {sorted(elsewhere)}"
+    )
+    assert len(carriers) == 1, (
+        f"the target cluster should hold exactly one Secret in namespace {into} that carries the "
+        f"kubeconfig of {target}'s agent under {key!r}; found {carriers or 'none'} (of "
+        f"{len(inventory.objects)} objects; not listed: {inventory.unlisted or 'none'})"
     )

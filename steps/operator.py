@@ -73,6 +73,48 @@ def one_profile(landscape: Landscape, names: Names, namespace: str) -> None:
     )
 
 
+@given(
+    parsers.parse(
+        'the operator has set the targetNamespace of the agent Release in namespace "{namespace}" '
+        'to "{target_namespace}"'
+    )
+)
+def agent_release_target_namespace(
+    landscape: Landscape, operator: Operator, names: Names, namespace: str, target_namespace: str
+) -> None:
+    """Where on the target cluster the agent runs: another namespace than the Target's."""
+    ns = names.namespace(namespace)
+    releases = [
+        r
+        for r in operator.solar.list("Release", ns)
+        if landscape.contract.agent_release_annotation in annotations_of(r)
+    ]
+    assert len(releases) == 1, f"namespace {ns} holds {len(releases)} agent Releases, not one"
+    release = releases[0]
+    release.setdefault("spec", {})["targetNamespace"] = names.namespace(target_namespace)
+    operator.solar.update(release)
+
+
+@given(
+    parsers.parse(
+        'the operator has also created the Registries "{first}" and "{second}" in namespace '
+        '"{namespace}", each with a pull Secret of its own'
+    )
+)
+def more_registries(
+    landscape: Landscape, operator: Operator, names: Names, first: str, second: str, namespace: str
+) -> None:
+    """Registries beside the one the namespace's Targets reference: the same registry and push
+    credentials, another pull Secret name each (what a SolAr that renders for the wrong one
+    would show)."""
+    ns = names.namespace(namespace)
+    existing = landscape.solar.list("Registry", ns)
+    assert len(existing) == 1, f"namespace {ns} holds {len(existing)} Registries, not one"
+    for name in (first, second):
+        spec = {**existing[0]["spec"], "targetPullSecretName": f"regcred-{name}"}
+        operator.solar.create(new_object("Registry", names.release(name), ns, spec=spec))
+
+
 @given("the operator has set controller.agent.apiserverURL")
 @when("the operator sets controller.agent.apiserverURL")
 def set_apiserver_url(landscape: Landscape) -> None:

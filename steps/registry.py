@@ -13,7 +13,7 @@ from core.api import ApiError, Obj
 from core.credentials import credentials_for
 from core.landscape import Landscape
 from core.oci import Chart, RegistryClient, RegistryError
-from core.redact import holds, same_secret
+from core.redact import REDACT, holds, same_secret
 from core.waiting import Waiter
 from fixtures.page.charts import (
     agent_source,
@@ -25,21 +25,11 @@ from fixtures.page.charts import (
 )
 from fixtures.page.lookup import token_in, token_secret
 from fixtures.page.objects import FirstContact
+from fixtures.page.reads import Pull, each_read, pull
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
 from steps.flux import ready
 from steps.renderer import pusher
-
-Read = tuple[str, RegistryError | None]  # one read request of a pull, and its refusal if any
-
-
-@dataclass(frozen=True)
-class Pull:
-    what: str
-    chart: Chart | None
-    error: RegistryError | None
-    # Each read of the repository on its own: the tag list, every manifest, every blob.
-    reads: tuple[Read, ...] = ()
 
 
 def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClient:
@@ -52,46 +42,6 @@ def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClien
     return landscape.registry_as(*found)
 
 
-def _pull(what: str, fetch: Any, reads: tuple[Read, ...] = ()) -> Pull:
-    try:
-        return Pull(what, fetch(), None, reads)
-    except RegistryError as error:
-        return Pull(what, None, error, reads)
-
-
-def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> tuple[Read, ...]:
-    """Every read of `repository` one by one, as a client that skips the tag list could send them:
-    the tag list, each tag's manifest and each blob those manifests name (what is there, as SolAr's
-    push user sees it)."""
-    owner = pusher(landscape)
-
-    def manifest_of(tag: str) -> Callable[[], object]:
-        return lambda: client.manifest(repository, tag)
-
-    def blob_of(digest: str) -> Callable[[], object]:
-        return lambda: client.blob(repository, digest)
-
-    attempts: list[tuple[str, Callable[[], object]]] = [
-        (f"{repository}: tag list", lambda: client.tags(repository))
-    ]
-    for tag in owner.tags(repository):
-        manifest, _ = owner.manifest(repository, tag)
-        attempts.append((f"{repository}: manifest {tag}", manifest_of(tag)))
-        for part in [manifest.get("config"), *manifest.get("layers", [])]:
-            if part and part.get("digest"):
-                digest = str(part["digest"])
-                attempts.append((f"{repository}: blob {digest[:19]}", blob_of(digest)))
-    found: list[Read] = []
-    for what, read in attempts:
-        try:
-            read()
-        except RegistryError as error:
-            found.append((what, error))
-            continue
-        found.append((what, None))
-    return tuple(found)
-
-
 @when(
     parsers.parse('I pull the bootstrap chart of "{target}" with the regcred of "{reader}"'),
     target_fixture="pull",
@@ -99,8 +49,8 @@ def each_read(landscape: Landscape, client: RegistryClient, repository: str) -> 
 def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
     namespace = you.namespace_of(target)
-    reads = each_read(landscape, client, f"{namespace}/bootstrap-{target}")
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target), reads)
+    reads = each_read(pusher(landscape), client, f"{namespace}/bootstrap-{target}")
+    return pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target), reads)
 
 
 @when(
@@ -109,16 +59,16 @@ def pull_bootstrap(landscape: Landscape, you: You, target: str, reader: str) -> 
 )
 def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
-    pusher = landscape.registry_as(*landscape.push_credentials())
+    owner = pusher(landscape)
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    repository, ref = agent_source(landscape, pusher, namespace, target)
-    located = pull_source(pusher, repository, ref)
+    repository, ref = agent_source(landscape, owner, namespace, target)
+    located = pull_source(owner, repository, ref)
 
-    return _pull(
+    return pull(
         f"{repository}:{located.version}",
         lambda: pull_chart(client, repository, located.version),
-        each_read(landscape, client, repository),
+        each_read(owner, client, repository),
     )
 
 
@@ -139,10 +89,10 @@ def push_lookalike(landscape: Landscape, names: Names, namespace: str) -> str:
 @when(parsers.parse('I pull that chart with the regcred of "{reader}"'), target_fixture="pull")
 def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reader: str) -> Pull:
     client = regcred_client(landscape, you, reader)
-    return _pull(
+    return pull(
         pushed_repository,
         lambda: pull_chart(client, pushed_repository),
-        each_read(landscape, client, pushed_repository),
+        each_read(pusher(landscape), client, pushed_repository),
     )
 
 
@@ -153,7 +103,11 @@ def pull_lookalike(landscape: Landscape, you: You, pushed_repository: str, reade
 def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
     client = landscape.registry_as(None, None)
     namespace = you.namespace_of(target)
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+    return pull(
+        f"bootstrap-{target} without credentials",
+        lambda: bootstrap_chart(client, namespace, target),
+        each_read(pusher(landscape), client, f"{namespace}/bootstrap-{target}"),
+    )
 
 
 @when(
@@ -163,10 +117,49 @@ def pull_anonymously(landscape: Landscape, you: You, target: str) -> Pull:
     target_fixture="pull",
 )
 def pull_with_wrong_password(landscape: Landscape, you: You, target: str) -> Pull:
+    return _pull_with_password(landscape, you, target, lambda password: password + "-wrong")
+
+
+# Near misses of the pull user's password: a registry that compares passwords loosely (without
+# regard to case, or only as far as one of the two goes) lets each of them in.
+NEAR_MISSES: dict[str, Callable[[str], str]] = {
+    "in another case": lambda password: password.swapcase(),
+    "one character short": lambda password: password[:-1],
+    "and one character more": lambda password: password + password[-1],
+}
+
+
+@when(
+    parsers.parse('I pull the bootstrap chart of "{target}" with regcred\'s password {near_miss}'),
+    target_fixture="pull",
+)
+def pull_with_near_miss(landscape: Landscape, you: You, target: str, near_miss: str) -> Pull:
+    if near_miss not in NEAR_MISSES:
+        pytest.fail(
+            f"unknown near miss {near_miss!r}; known: {', '.join(NEAR_MISSES)}", pytrace=False
+        )
+    return _pull_with_password(landscape, you, target, NEAR_MISSES[near_miss])
+
+
+def _pull_with_password(
+    landscape: Landscape, you: You, target: str, change: Callable[[str], str]
+) -> Pull:
+    """The pull and every read on its own, as regcred's user with a password that is not its own
+    (compared with same_secret: neither password reaches a message)."""
     namespace = you.namespace_of(target)
     user, password = landscape.reader_credentials(namespace)
-    client = landscape.registry_as(user, password + "-wrong")
-    return _pull(f"bootstrap-{target}", lambda: bootstrap_chart(client, namespace, target))
+    wrong = change(password)
+    assert not same_secret(wrong, password), (
+        "the changed password is the password itself, so this check could not fail"
+    )
+    REDACT.register(wrong)
+    client = landscape.registry_as(user, wrong)
+    repository = f"{namespace}/bootstrap-{target}"
+    return pull(
+        f"bootstrap-{target} as {user} with a password that is not its own",
+        lambda: bootstrap_chart(client, namespace, target),
+        each_read(pusher(landscape), client, repository),
+    )
 
 
 @when(
@@ -188,10 +181,10 @@ def pull_with_foreign_password(
     )
     client = landscape.registry_as(user, foreign_password)
     repository = f"{namespace}/bootstrap-{target}"
-    return _pull(
+    return pull(
         f"bootstrap-{target}",
         lambda: bootstrap_chart(client, namespace, target),
-        each_read(landscape, client, repository),
+        each_read(pusher(landscape), client, repository),
     )
 
 
@@ -357,15 +350,18 @@ def handed_out(pull: Pull) -> None:
 
 @then("the render registry refuses it")
 def refused(pull: Pull) -> None:
-    """The pull, and each read of the repository on its own (tag list, manifests, blobs)."""
-    assert pull.error is not None, f"{pull.what} was allowed"
-    assert pull.error.status in (401, 403), f"{pull.what}: expected 401/403, got {pull.error}"
+    """The pull, and each read of the repository on its own (tag list, manifests by tag and by
+    digest, blobs; GET and HEAD)."""
+    reads = [("the pull", pull.error), *pull.reads]
     let_through = [
         f"{what}: {'allowed' if error is None else error}"
-        for what, error in pull.reads
+        for what, error in reads
         if error is None or error.status not in (401, 403)
     ]
-    assert let_through == [], f"reads of {pull.what} not refused (401/403): {let_through}"
+    assert let_through == [], (
+        f"the render registry should refuse {pull.what} and each read of it on its own (401 or "
+        f"403); it let through: {let_through}"
+    )
 
 
 @then(parsers.parse('it holds the agent token of "{target}"'))

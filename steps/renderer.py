@@ -8,15 +8,15 @@ from pytest_bdd import given, parsers, then, when
 
 from core.landscape import Landscape
 from core.oci import RegistryClient
-from core.redact import holds, same_secret
+from core.redact import same_secret
 from core.waiting import Waiter
 from fixtures.page.charts import (
     agent_chart,
     agent_source,
-    artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
 )
+from fixtures.page.holders import artifact_files, found_in, outside_kubeconfig_object, remember
 from fixtures.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from fixtures.plugin.actors import You
 from fixtures.plugin.names import Names
@@ -131,6 +131,12 @@ def bootstrap_at_url(
     assert tags, f"nothing was pushed to {url}"
 
 
+@given(
+    parsers.parse(
+        'solar-renderer has pushed a bootstrap chart of "{target}" that carries the Release '
+        '"{release}"'
+    )
+)
 @then(
     parsers.parse(
         'solar-renderer pushes a bootstrap chart of "{target}" that carries the Release "{release}"'
@@ -184,6 +190,83 @@ def bootstraps_carry_their_bindings(
 
 @then(
     parsers.parse(
+        'the bootstrap chart of "{target}" points Flux at the render registry the Target '
+        "references, with its pull Secret"
+    )
+)
+def bootstrap_points_at_own_registry(
+    landscape: Landscape, you: You, waiter: Waiter, target: str
+) -> None:
+    """The Target's render registry is the Registry its spec.renderRegistryRef names: every
+    source of its bootstrap chart pulls from that Registry's hostname with its
+    targetPullSecretName, whatever other Registries the namespace holds."""
+    namespace = you.namespace_of(target)
+    reference = landscape.solar.get("Target", target, namespace)["spec"]["renderRegistryRef"]
+    registry = landscape.solar.get("Registry", reference["name"], namespace)["spec"]
+    host, pull_secret = registry["hostname"], registry.get("targetPullSecretName")
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        sources = {
+            str(o["metadata"].get("name")): (
+                str(o["spec"]["url"]).removeprefix("oci://").split("/", 1)[0],
+                (o["spec"].get("secretRef") or {}).get("name"),
+            )
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        }
+        return bool(sources), sources
+
+    seen = waiter.until(
+        f"the bootstrap chart of {target} in the render registry its Registry "
+        f"{reference['name']} names",
+        probe,
+    )
+    wrong = {
+        name: f"host {source_host}, pull Secret {secret}"
+        for name, (source_host, secret) in seen.items()
+        if (source_host, secret) != (host, pull_secret)
+    }
+    assert wrong == {}, (
+        f"the bootstrap chart of {target} points Flux elsewhere than at its render registry, the "
+        f"Registry {reference['name']} (host {host}, pull Secret {pull_secret}): {wrong}"
+    )
+
+
+@then(
+    parsers.parse(
+        'the bootstrap chart of "{target}" in the render registry no longer carries the Release '
+        '"{release}"'
+    )
+)
+def bootstrap_drops(
+    landscape: Landscape, you: You, names: Names, waiter: Waiter, target: str, release: str
+) -> None:
+    """What Flux on the target pulls at its next poll: a Release no longer bound to the Target
+    is no longer delivered (Flux then uninstalls it), and every Release still bound is."""
+    namespace = you.namespace_of(target)
+    gone = names.release(release)
+
+    def probe() -> tuple[bool, Any]:
+        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        carried = sorted(
+            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
+            for o in chart.manifests()
+            if o.get("kind") == "OCIRepository"
+        )
+        bound = bound_releases(landscape, namespace, target)
+        done = gone not in bound and set(carried) == set(bound)
+        return done, {"chart": f"{chart.name}:{chart.version}", "carried": carried, "bound": bound}
+
+    waiter.until(
+        f"the bootstrap chart of {target} carries exactly the Releases bound to it, no longer "
+        f"{gone}",
+        probe,
+    )
+
+
+@then(
+    parsers.parse(
         'the bootstrap chart of "{target}" in the render registry still carries the agent release'
     )
 )
@@ -223,16 +306,19 @@ def kubeconfig_verifies_server(landscape: Landscape, you: You) -> None:
 
 @then(
     parsers.re(
-        r"the render registry holds the token of (?P<targets>.+) only in (?:its|their) "
-        r"agent releases?"
+        r"the render registry holds the token of (?P<targets>.+) only in the kubeconfig Secret "
+        r"of (?:its|their) agent releases?"
     )
 )
 def token_only_in_agent_release(landscape: Landscape, you: You, names: Names, targets: str) -> None:
     """Every repository SolAr's push user reads, every tag, its manifest, config and the files
-    of every layer: a Target's current token (as it is or base64-encoded) only in the repository
-    of its own agent release, which its bootstrap chart points at. The registry's repositories of
-    other scenarios' namespaces are left out."""
+    of every layer: a Target's current token (as it is, base64-encoded, or its signature) only in
+    the repository of its own agent release, which its bootstrap chart points at, and there only
+    in the one object that carries the agent's kubeconfig: not in Chart.yaml, values.yaml, a
+    README, another template, another object of the same template or a comment. The registry's
+    repositories of other scenarios' namespaces are left out."""
     client = pusher(landscape)
+    key = landscape.contract.agent_kubeconfig_key
     wanted = quoted_names(targets)
     tokens: dict[str, str] = {}
     homes: dict[str, str] = {}
@@ -241,23 +327,37 @@ def token_only_in_agent_release(landscape: Landscape, you: You, names: Names, ta
         secret = token_secret(landscape, namespace, target)
         token = token_in(landscape, secret) if secret is not None else None
         assert token, f"{target} has no token, so this check could not fail"
+        remember(token)
         tokens[target] = token
         homes[target] = agent_source(landscape, client, namespace, target)[0]
     found: dict[str, list[str]] = {target: [] for target in wanted}
+    at_home: dict[tuple[str, str], dict[str, str]] = {}  # (Target, tag) -> its files
     holders: set[str] = set()
     for repository in client.catalog():
         if names.of_another_scenario(repository.split("/", 1)[0]):
             continue
-        for tag, text in artifact_texts(client, repository):
+        for tag, path, text in artifact_files(client, repository):
             for target, token in tokens.items():
-                if holds(text, token):
-                    holders.add(target)
-                    if repository != homes[target]:
-                        found[target].append(f"{repository}:{tag}")
+                if repository == homes[target]:
+                    at_home.setdefault((target, tag), {})[path] = text
+                elif found_in(text, token):
+                    found[target].append(f"{repository}:{tag}")
+    for (target, tag), files in sorted(at_home.items()):
+        carriers, outside = outside_kubeconfig_object(files, key, tokens[target])
+        holders |= {target} if carriers else set()
+        found[target] += [f"{homes[target]}:{tag} {where}" for where in outside]
+        assert carriers <= 1, (
+            f"the agent release {homes[target]}:{tag} carries the kubeconfig of {target} in "
+            f"{carriers} objects, not in one"
+        )
     missing = sorted(set(wanted) - holders)
-    assert missing == [], f"the render registry holds no token of {missing}: nothing was scanned"
+    assert missing == [], (
+        f"no object of the agent release of {missing} carries the kubeconfig with its token "
+        f"under {key!r}: nothing was scanned"
+    )
     elsewhere = {t: sorted(set(where)) for t, where in found.items() if where}
     assert elsewhere == {}, (
-        "the render registry holds an agent token outside that Target's agent release: "
+        "the render registry holds an agent token outside the kubeconfig Secret of that "
+        "Target's agent release: "
         + "; ".join(f"{t} in {', '.join(w)}" for t, w in elsewhere.items())
     )

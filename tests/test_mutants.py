@@ -80,6 +80,8 @@ MEMORY_INTERNAL = {
     "registry-blobs-unchecked",
     "registry-tags-unchecked",
     "profile-binds-only-on-target-events",
+    "registry-manifests-by-digest-unchecked",
+    "registry-head-unchecked",
 }
 
 
@@ -135,6 +137,9 @@ HANDFUL = {
     "agent-stops-after-20-reports": ("features/check_it_worked.feature", "advances_with_every"),
     "controller-revokes-case-insensitively": ("features/runbook.feature", "not_revoke"),
     "rules-review-hides-secrets-in-default": ("features/credential_scope.feature", "exactly"),
+    "renderer-agent-token-in-configmap": ("features/create_target.feature", "pulls_and_installs"),
+    "registry-head-unchecked": ("features/registry_isolation.feature", "nothing_in_another"),
+    "agent-empties-report-on-start": ("features/runbook.feature", "rotation_on_request"),
 }
 
 

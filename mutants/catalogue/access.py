@@ -319,8 +319,7 @@ def _grant_in_default(controller: Any, target: Any, names: Any, rules: list[Any]
         roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.role},
         subjects=[{"kind": "ServiceAccount", "name": names.service_account, "namespace": home}],
     )
-    # Every real cluster has the namespace default; the sim's SolAr cluster may not yet.
-    for obj in (new_object("Namespace", "default"), role, binding):
+    for obj in (role, binding):
         with contextlib.suppress(ApiError):
             controller.solar.create(obj)
 

@@ -290,3 +290,34 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-failed-mint-keeps-secret": (BACKOFF, EXPIRES),
     "profile-keeps-bindings-of-deleted-targets": (DELETE,),
 }
+
+# what a new user's tries found passing, delivery side (mutants/catalogue/hunt_passes_delivery.py)
+UNBOUND = "A Target that no longer carries the selected label is no longer bound"
+AGENT_TARGET_NAMESPACE = (
+    "An agent Release that names another targetNamespace has its agent run there"
+)
+OWN_REGISTRY = (
+    "The Target's render registry is the Registry it references, whatever other Registries its "
+    "namespace holds"
+)
+KILLERS.update(
+    {
+        "renderer-agent-token-in-configmap": (RENDERER, FLUX_INSTALLS),
+        "renderer-agent-token-in-env": (RENDERER, FLUX_INSTALLS),
+        "renderer-agent-token-in-pod-annotation": (RENDERER, FLUX_INSTALLS),
+        "renderer-agent-kubeconfig-copied-to-default": (RENDERER, FLUX_INSTALLS),
+        "renderer-agent-token-in-values": (RENDERER,),
+        "renderer-agent-token-in-chart-annotations": (RENDERER,),
+        "registry-manifests-by-digest-unchecked": (OTHER_CHARTS, PULL_REFUSED),
+        "registry-head-unchecked": (OTHER_CHARTS, PULL_REFUSED),
+        "registry-password-ignores-case": (PULL_REFUSED,),
+        "registry-password-accepts-its-prefix": (PULL_REFUSED,),
+        "registry-password-ignores-what-follows": (PULL_REFUSED,),
+        "agent-empties-report-on-start": (UNREVOKE, ROTATE),
+        "agent-first-report-an-hour-behind": (ADVANCES,),
+        "renderer-keeps-unbound-releases": (UNBOUND,),
+        "renderer-ignores-target-namespace": (BEFORE_TOKEN, BOUND_LATER),
+        "renderer-agent-ignores-target-namespace": (AGENT_TARGET_NAMESPACE,),
+        "renderer-first-registry-of-namespace": (OWN_REGISTRY,),
+    }
+)

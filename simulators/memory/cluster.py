@@ -18,11 +18,21 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeVar
 
-from core.api import KINDS, ApiError, IssuedToken, Obj, kind_of, merge_patch, not_found
+from core.api import (
+    KINDS,
+    ApiError,
+    IssuedToken,
+    Obj,
+    kind_of,
+    merge_patch,
+    new_object,
+    not_found,
+)
 from core.clock import Clock, utc
 from core.probing import Answer, RawRequest, RulesReview, ServedResource
 from core.rbac import SYSTEM_MASTERS, Request, User, allowed
 from simulators.memory import attempts, reviews
+from simulators.memory.discovery import find_kind
 from simulators.memory.objects import (
     SERVER_OWNED,
     clone,
@@ -64,6 +74,9 @@ class RequestRecord(NamedTuple):
 
 
 _BOOTSTRAP_STORED: list[Obj] | None = None
+# The namespaces kube-apiserver makes at start: charts and clients name `default` without
+# creating it.
+SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
 class InMemoryCluster:
@@ -80,13 +93,17 @@ class InMemoryCluster:
         self._bootstrap()
 
     def _bootstrap(self) -> None:
-        """kube-apiserver's RBAC bootstrap policy. Stored once per process and copied with
+        """kube-apiserver's system namespaces and RBAC bootstrap policy. Stored once per process and copied with
         fresh uids and versions afterwards: a sim with thousands of target clusters starts
         each of them at the cost of a copy."""
         global _BOOTSTRAP_STORED
         if _BOOTSTRAP_STORED is None:
             _BOOTSTRAP_STORED = [
-                self.store_create(obj, "kube-apiserver") for obj in reviews.bootstrap_policy()
+                self.store_create(obj, "kube-apiserver")
+                for obj in [
+                    *(new_object("Namespace", name) for name in SYSTEM_NAMESPACES),
+                    *reviews.bootstrap_policy(),
+                ]
             ]
             return
         now = utc(self.clock.now())
@@ -467,6 +484,12 @@ class InMemoryClient:
 
     def attempt(self, requests: Sequence[RawRequest]) -> builtins.list[Answer]:
         return attempts.attempt_all(self._cluster, self._who, requests)
+
+    def list_served(self, resource: ServedResource) -> builtins.list[Obj]:
+        kind = find_kind(resource)
+        if kind is None or resource.subresource or "list" not in resource.verbs:
+            raise ApiError(405, "MethodNotAllowed", f"{resource.name} cannot be listed")
+        return self.list(kind.kind)
 
     def review_rules(self, namespace: str) -> RulesReview:
         return attempts.review_rules(self._cluster, self._who(), namespace)

@@ -103,6 +103,14 @@ class InMemoryRegistryClient:
             raise RegistryError(404, "MANIFEST_UNKNOWN", f"manifest unknown: {reference}")
         return dict(repo.manifests[digest]), digest
 
+    def head_manifest(self, repository: str, reference: str) -> str:
+        self._allow(repository, "read")
+        repo = self._repository(repository)
+        digest = repo.tags.get(reference, reference)
+        if digest not in repo.manifests:
+            raise RegistryError(404, "MANIFEST_UNKNOWN", f"manifest unknown: {reference}")
+        return digest
+
     def catalog(self) -> list[str]:
         """As zot answers: the repositories the user may read; anonymous callers are refused."""
         if self.gate is not None:
@@ -130,3 +138,10 @@ class InMemoryRegistryClient:
         if digest not in repo.blobs:
             raise RegistryError(404, "BLOB_UNKNOWN", f"blob unknown to registry: {digest}")
         return repo.blobs[digest]
+
+    def head_blob(self, repository: str, digest: str) -> int:
+        self._allow(repository, "read")
+        repo = self._repository(repository)
+        if digest not in repo.blobs:
+            raise RegistryError(404, "BLOB_UNKNOWN", f"blob unknown to registry: {digest}")
+        return len(repo.blobs[digest])
