@@ -1,9 +1,9 @@
 """Run the feature files on sim against every mutant and variant of the catalogue and score both.
 
-Each mutant or variant is one `pytest -p mutants.plugin features/ -x` process with `--solar-mutant=ID` (the plugin
-patches the seams, gives a variant its profile and runs a mutant's likely killers first); the
-unmutated suite runs too, and must pass. A mutant is killed when a scenario fails with a
-conformance message (an AssertionError naming a promise), crashed when the first failure is an
+Each mutant or variant is one `pytest -p mutants.plugin features/ -x` process with
+`--solar-mutant=ID` (the plugin patches the seams, gives a variant its profile and runs a mutant's
+likely killers first, the stateful credential model last); the unmutated suite runs too, and must
+pass. A mutant is killed when a scenario (or the model) fails with a conformance message (an AssertionError naming a promise), crashed when the first failure is an
 exception of the harness instead (a KeyError, ValueError, LookupError ... while it read SolAr's
 data: a verdict nobody can act on), survives when every scenario passes, and is an error when
 the run could not judge it (the seam is gone, pytest could not start, the time ran out). A
@@ -81,11 +81,9 @@ def run_one(
             "-p",
             "mutants.plugin",  # the product's plugin list leaves the catalogue out
             "-p",
-            "no:hypothesispytest",  # the scenarios use no Hypothesis; its plugin costs a second
-            # The stateful model is the feature files' slowest minute; its own fault tests
-            # (tests/test_credential_model_faults.py) show what it catches. The catalogue scores
-            # the scenarios.
-            "--ignore=features/test_credential_model.py",
+            # The credential model runs Hypothesis itself (fixtures/model/run.py); the pytest
+            # plugin adds nothing to it and costs a second.
+            "no:hypothesispytest",
             f"--solar-artifacts={Path(scratch) / 'artifacts'}",
         ]
         env = {**os.environ, RESULT_ENV: str(result)}

@@ -1,27 +1,31 @@
 """The credential model can fail: broken SolAr components and a broken sim API server each make
-it fail, with a message that says which promise broke; the reference passes."""
+it fail, with a message that says which promise broke; the reference passes. Each runs the
+model exactly as features/test_credential_model.py does (its fixed examples and its drawn ones,
+from the same seed, with the project's deadlines), without shrinking."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from hypothesis import Phase
 
+from core.api import ClusterAPI, Obj, annotations_of, find_condition
 from core.contract import Contract
-from fixtures.model.run import Budget, Figures, run, sim_starter
-from fixtures.plugin.options import TIMEOUT_KINDS
+from fixtures.model.coverage import missing
+from fixtures.model.run import SIM_BUDGET, Figures, run, sim_starter
+from fixtures.plugin.options import timeouts
 from fixtures.plugin.waiting import WaitTimeout
 from simulators.memory import cluster
+from simulators.reference.bindings import ProfileController
 from simulators.reference.controller import CredentialController
+from simulators.reference.renderer import Renderer
 from simulators.reference.solar import ReferenceSolar
 
-# derandomize: the same draws every run, so whether a fault is found never depends on luck
-BUDGET = Budget(examples=60, steps=8, advances=(5.0, 11.0, 120.0, 490.0, 610.0))
-TIMEOUTS = dict.fromkeys(TIMEOUT_KINDS, 10.0) | {"reconcile": 60.0}
 Patch = Callable[[pytest.MonkeyPatch], None]
+LATE = timedelta(seconds=20)  # longer than the authentication cache window and its margin
 
 
 def keeps_the_secret_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -30,8 +34,7 @@ def keeps_the_secret_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
     revoking = [False]
 
     def noting(self: CredentialController, target: dict[str, Any]) -> float:
-        notes = target["metadata"].get("annotations") or {}
-        revoking[0] = notes.get(self.contract.revocation_annotation) == self.contract.revoked_value
+        revoking[0] = _revoked(self, target)
         return reconcile(self, target)
 
     def forgetful(self: CredentialController, secrets_: list[dict[str, Any]]) -> None:
@@ -40,6 +43,11 @@ def keeps_the_secret_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(CredentialController, "reconcile", noting)
     monkeypatch.setattr(CredentialController, "_delete_secrets", forgetful)
+
+
+def _revoked(controller: CredentialController, target: Obj) -> bool:
+    contract = controller.contract
+    return annotations_of(target).get(contract.revocation_annotation) == contract.revoked_value
 
 
 def caches_tokens_forever(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,46 +73,271 @@ def grants_every_target(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(CredentialController, "agent_rules", staticmethod(broken))
 
 
+def takes_the_namesakes_token_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Revoking deletes the token Secrets of every Target of that name, in every namespace."""
+    reconcile = CredentialController.reconcile
+
+    def broken(self: CredentialController, target: Obj) -> float:
+        if _revoked(self, target):
+            labels = self.contract.credential_labels(target["metadata"]["name"])
+            self._delete_secrets(self.solar.list("Secret", None, labels=labels))
+        return reconcile(self, target)
+
+    monkeypatch.setattr(CredentialController, "reconcile", broken)
+
+
+def never_remints_after_its_secret_went(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Issued Target whose named Secret is gone is left as it is: the controller mints only
+    for a Target without a token of its own making, for a rotation or before expiry."""
+    reconcile = CredentialController.reconcile
+
+    def broken(self: CredentialController, target: Obj) -> float:
+        condition = find_condition(target, self.contract.condition_type) or {}
+        named = self.contract.secret_named_in(str(condition.get("message", "")))
+        meta = target["metadata"]
+        held = {
+            s["metadata"]["name"] for s in self._credential_secrets(meta["namespace"], meta["name"])
+        }
+        gone = condition.get("reason") == "Issued" and named is not None and named[1] not in held
+        if gone and not _revoked(self, target) and self.config.apiserver_url:
+            return self.config.resync_seconds
+        return reconcile(self, target)
+
+    monkeypatch.setattr(CredentialController, "reconcile", broken)
+
+
+def never_binds_targets_made_before_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Profile controller binds only the Targets created after it first saw the Profile."""
+    reconcile = ProfileController.reconcile
+    before: dict[str, set[str]] = {}
+
+    def broken(self: ProfileController, profile: Obj) -> None:
+        namespace = profile["metadata"]["namespace"]
+        present = {t["metadata"]["name"] for t in self.solar.list("Target", namespace)}
+        older = before.setdefault(profile["metadata"]["uid"], present)
+        solar = self.solar
+        self.solar = _Hiding(solar, older)  # type: ignore[assignment]
+        try:
+            reconcile(self, profile)
+        finally:
+            self.solar = solar
+
+    monkeypatch.setattr(ProfileController, "reconcile", broken)
+
+
+class _Hiding:
+    """A SolAr client whose Target lists leave out some names."""
+
+    def __init__(self, solar: ClusterAPI, hidden: set[str]) -> None:
+        self.solar, self.hidden = solar, hidden
+
+    def list(self, kind: str, namespace: str | None = None, **options: Any) -> list[Obj]:
+        found = self.solar.list(kind, namespace, **options)
+        if kind != "Target":
+            return found
+        return [obj for obj in found if obj["metadata"]["name"] not in self.hidden]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.solar, name)
+
+
+def never_renders_targets_made_before_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renderer never renders a Target it first saw without its Registry."""
+    render = Renderer.render_target
+    skipped: set[str] = set()
+
+    def broken(self: Renderer, target: Obj) -> None:
+        uid = target["metadata"]["uid"]
+        if uid not in skipped and self._registry_of(target) is None:
+            skipped.add(uid)
+        if uid not in skipped:
+            render(self, target)
+
+    monkeypatch.setattr(Renderer, "render_target", broken)
+
+
+def keeps_revoked_after_the_value_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once revoked, a Target stays revoked while the annotation is there, whatever its value."""
+    reconcile = CredentialController.reconcile
+    revoked: set[str] = set()
+
+    def broken(self: CredentialController, target: Obj) -> float:
+        notes = annotations_of(target)
+        annotation = self.contract.revocation_annotation
+        uid = target["metadata"]["uid"]
+        if _revoked(self, target):
+            revoked.add(uid)
+        elif annotation not in notes:
+            revoked.discard(uid)
+        elif uid in revoked:
+            target = {
+                **target,
+                "metadata": {
+                    **target["metadata"],
+                    "annotations": {**notes, annotation: self.contract.revoked_value},
+                },
+            }
+        return reconcile(self, target)
+
+    monkeypatch.setattr(CredentialController, "reconcile", broken)
+
+
+def deletes_the_old_secret_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a new token is named, the old Secret goes only 20 s later."""
+    mint = CredentialController._mint
+    reconcile = CredentialController.reconcile
+    delete = CredentialController._delete_secrets
+    kept_until: dict[str, datetime] = {}  # Secret uid -> not deleted before
+    minting = [False]
+
+    def noting(self: CredentialController, *args: Any) -> float:
+        minting[0] = True
+        try:
+            return mint(self, *args)
+        finally:
+            minting[0] = False
+
+    def later(self: CredentialController, secrets_: list[Obj]) -> None:
+        now = self.clock.now()
+        if minting[0]:
+            for secret in secrets_:
+                kept_until.setdefault(secret["metadata"]["uid"], now + LATE)
+        due = [s for s in secrets_ if kept_until.get(s["metadata"]["uid"], now) <= now]
+        delete(self, due)
+
+    def woken_when_due(self: CredentialController, target: Obj) -> float:
+        delay = reconcile(self, target)
+        now = self.clock.now()
+        waits = [(at - now).total_seconds() for at in kept_until.values() if at > now]
+        return min([delay, *waits])
+
+    monkeypatch.setattr(CredentialController, "_mint", noting)
+    monkeypatch.setattr(CredentialController, "_delete_secrets", later)
+    monkeypatch.setattr(CredentialController, "reconcile", woken_when_due)
+
+
+def revokes_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The controller acts on the revocation annotation only 20 s after it first saw it."""
+    reconcile = CredentialController.reconcile
+    seen: dict[str, datetime] = {}
+
+    def broken(self: CredentialController, target: Obj) -> float:
+        uid = target["metadata"]["uid"]
+        if not _revoked(self, target):
+            seen.pop(uid, None)
+            return reconcile(self, target)
+        first = seen.setdefault(uid, self.clock.now())
+        if self.clock.now() < first + LATE:
+            notes = {**annotations_of(target)}
+            notes.pop(self.contract.revocation_annotation)
+            unrevoked = {**target, "metadata": {**target["metadata"], "annotations": notes}}
+            delay = reconcile(self, unrevoked)
+            return min(delay, (first + LATE - self.clock.now()).total_seconds())
+        return reconcile(self, target)
+
+    monkeypatch.setattr(CredentialController, "reconcile", broken)
+
+
+def makes_the_report_anew_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Revoking deletes the TargetReport; the next pass makes it again, empty."""
+    reconcile = CredentialController.reconcile
+    reset: set[str] = set()
+
+    def broken(self: CredentialController, target: Obj) -> float:
+        uid = target["metadata"]["uid"]
+        if _revoked(self, target) and uid not in reset:
+            reset.add(uid)
+            meta = target["metadata"]
+            self.solar.delete("TargetReport", meta["name"], meta["namespace"])
+        elif not _revoked(self, target):
+            reset.discard(uid)
+        return reconcile(self, target)
+
+    monkeypatch.setattr(CredentialController, "reconcile", broken)
+
+
 FAULTS: dict[str, tuple[Patch, str]] = {
     "the controller keeps the token Secret of a revoked Target": (
         keeps_the_secret_on_revoke,
-        "a token Secret exactly when Issued",
+        "beyond the authentication cache window from the annotation set",
     ),
     "the API server accepts a token long after its Secret went": (
         caches_tokens_forever,
-        "is refused after the authentication cache window",
+        "beyond the authentication cache window",
     ),
     "the controller ignores an unset apiserverURL": (
         ignores_the_unset_url,
-        "AgentCredentialReady as the page's table says",
+        "beyond the authentication cache window from the apiserverURL unset",
     ),
     "the Role lets an agent read every Target of its namespace": (
         grants_every_target,
         "may read the Target of",
     ),
+    "revoking a Target takes the token of its namesake in another namespace": (
+        takes_the_namesakes_token_on_revoke,
+        "though nothing asked for a new one; the step was revoke of",
+    ),
+    "the controller never mints again after the token Secret was deleted": (
+        never_remints_after_its_secret_went,
+        "a token Secret exactly when Issued",
+    ),
+    "a Target made before its namespace was set up is never bound": (
+        never_binds_targets_made_before_setup,
+        "is bound to the agent Release",
+    ),
+    "a Target made before its namespace was set up is never rendered": (
+        never_renders_targets_made_before_setup,
+        "its agent could have had its token",
+    ),
+    "the controller keeps Revoked after the value changed in place": (
+        keeps_revoked_after_the_value_changes,
+        "AgentCredentialReady as the page's table says",
+    ),
+    "the old token Secret goes 20 s after the new one is named": (
+        deletes_the_old_secret_late,
+        "beyond the authentication cache window from the new Secret named",
+    ),
+    "the controller acts on a revocation 20 s late": (
+        revokes_late,
+        "beyond the authentication cache window from the annotation set",
+    ),
+    "revoking makes the TargetReport anew, empty": (
+        makes_the_report_anew_on_revoke,
+        "is empty now",
+    ),
 }
 
 
+@pytest.fixture
+def deadlines(pytestconfig: pytest.Config) -> dict[str, float]:
+    return timeouts(pytestconfig)
+
+
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_the_model_catches(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+def test_the_model_catches(
+    monkeypatch: pytest.MonkeyPatch, deadlines: dict[str, float], fault: str
+) -> None:
     patch, promise = FAULTS[fault]
     patch(monkeypatch)
+    figures = Figures()
     with pytest.raises((AssertionError, WaitTimeout)) as caught:
         # Finding the fault is what counts here; the test below shows the shrinking.
         run(
-            sim_starter(Contract(), TIMEOUTS, Figures()),
-            BUDGET,
-            Figures(),
+            sim_starter(Contract(), deadlines, figures),
+            SIM_BUDGET,
+            figures,
             phases=[Phase.generate],
-            derandomize=True,
         )
-    assert promise in str(caught.value)
+    assert promise in str(caught.value), str(caught.value)
 
 
-def test_a_failure_shrinks_to_a_short_readable_sequence(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_shrinks_to_a_short_readable_sequence(
+    monkeypatch: pytest.MonkeyPatch, deadlines: dict[str, float]
+) -> None:
     keeps_the_secret_on_revoke(monkeypatch)
-    with pytest.raises(WaitTimeout) as caught:
-        run(sim_starter(Contract(), TIMEOUTS, Figures()), BUDGET, Figures(), derandomize=True)
+    figures = Figures()
+    with pytest.raises(AssertionError) as caught:
+        run(sim_starter(Contract(), deadlines, figures), SIM_BUDGET, figures, fixed=False)
     steps = [
         line.strip()
         for line in getattr(caught.value, "__notes__", [])
@@ -112,13 +345,28 @@ def test_a_failure_shrinks_to_a_short_readable_sequence(monkeypatch: pytest.Monk
         if line.strip().startswith("state.") and "the_page_holds" not in line
     ]
     assert any(step.startswith("state.revoke(") for step in steps), steps
-    # create, revoke, teardown; on a loaded machine Hypothesis's shrink budget may leave one
-    # harmless step more (seen: a cut link before the Target exists), never a long sequence
-    assert len(steps) <= 4, steps
+    # set up, create, revoke, teardown; on a loaded machine Hypothesis's shrink budget may leave
+    # one harmless step more (seen: a cut link before the Target exists), never a long sequence
+    assert len(steps) <= 5, steps
 
 
-def test_the_model_passes_on_the_reference() -> None:
+def test_a_fixed_example_names_itself_and_its_steps(
+    monkeypatch: pytest.MonkeyPatch, deadlines: dict[str, float]
+) -> None:
+    keeps_the_secret_on_revoke(monkeypatch)
     figures = Figures()
-    run(sim_starter(Contract(), TIMEOUTS, figures), BUDGET, figures)
-    assert figures.examples == BUDGET.examples
-    assert len(figures.states) > 10, figures.line("sim")
+    with pytest.raises(AssertionError) as caught:
+        run(sim_starter(Contract(), deadlines, figures), SIM_BUDGET, figures)
+    notes = "\n".join(str(note) for note in getattr(caught.value, "__notes__", []))
+    assert "fixed example 'a namesake keeps its credential" in notes, notes
+    assert "revoke('alpha/cluster-1')" in notes, notes
+
+
+def test_the_model_passes_on_the_reference_and_reaches_every_rule_and_state(
+    deadlines: dict[str, float],
+) -> None:
+    figures = Figures()
+    run(sim_starter(Contract(), deadlines, figures), SIM_BUDGET, figures)
+    assert figures.examples == SIM_BUDGET.examples
+    assert not missing(figures.fixed, figures.drawn), figures.table()
+    assert len(figures.states) > 100, figures.line("sim")

@@ -57,6 +57,21 @@ def test_a_virtual_wait_that_times_out_stops_at_its_deadline_and_names_what_it_s
     assert clock.now() - start == timedelta(seconds=2)
 
 
+def test_a_time_that_passes_is_looked_at_at_every_loop_and_at_the_moments_asked_for() -> None:
+    clock = VirtualClock()
+    start = clock.now()
+    clock.start_loop("every 3 s", lambda: 3.0, first_delay=3.0)
+    looked: list[float] = []
+
+    def look() -> float | None:
+        looked.append((clock.now() - start).total_seconds())
+        return 4.5 - looked[-1] if looked[-1] < 4.5 else None  # one moment of its own
+
+    Waiter(clock, {"reconcile": 10}, interval=0.5).during(10, look)
+    assert looked == [0.0, 3.0, 4.5, 6.0, 9.0, 10.0]
+    assert clock.now() - start == timedelta(seconds=10)
+
+
 def test_a_real_wait_returns_when_told_of_a_change_long_before_its_interval() -> None:
     clock = RealClock()
     state: list[float] = []
