@@ -28,9 +28,10 @@ FIXED_BY_THE_PAGE = (
     "agent_release_annotation",
     "apiserver_url_setting",
 )
-# The named groups Contract.secret_named_in and Contract.expiry_named_in read.
+# The named groups Contract.secret_named_in and Contract.expiry_named_in need (the Secret's
+# namespace is optional: a message may name the Secret by its name alone, in its Target's).
 PATTERN_GROUPS = {
-    "message_secret_pattern": ("namespace", "name"),
+    "message_secret_pattern": ("name",),
     "message_expiry_pattern": ("expiry",),
 }
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
@@ -141,6 +142,7 @@ class ProfileValues(BaseModel):
     api_server_auth_cache_seconds: Annotated[int, _whole_seconds(0)] | None = None
     message_secret_pattern: str | None = None
     message_expiry_pattern: str | None = None
+    grants_patch: bool | None = None
 
     @field_validator(*FIXED_BY_THE_PAGE)
     @classmethod

@@ -34,8 +34,8 @@ PROFILES = {
         ("profile.toml:1: message_secret_pattern:", "is not a regular expression"),
     ),
     "a regex without a group the harness reads": (
-        'message_secret_pattern = "Secret (?P<ns>[a-z.-]+)/(?P<name>[a-z.-]+)"',
-        ("profile.toml:1: message_secret_pattern:", "no named group namespace"),
+        'message_secret_pattern = "Secret (?P<namespace>[a-z.-]+)/(?P<secret>[a-z.-]+)"',
+        ("profile.toml:1: message_secret_pattern:", "no named group name"),
     ),
     "an expiry regex without its group": (
         'message_expiry_pattern = "expires at (\\\\S+)"',

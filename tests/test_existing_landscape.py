@@ -334,5 +334,5 @@ def test_the_audiences_the_solar_api_server_accepts_reach_the_file_and_back(tmp_
         audiences
     )
     assert load(_landscape(tmp_path)).api_audiences == ()
-    with pytest.raises(BadLandscapeFile, match=r"\[solar\] api_audiences"):
+    with pytest.raises(BadLandscapeFile, match=r"solar\.api_audiences"):
         load(_landscape(tmp_path, solar__api_audiences="https://kubernetes.default.svc"))

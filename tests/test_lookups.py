@@ -49,7 +49,7 @@ GENERATED = {
 # (module, function, kind) -> the promise each read of a generated object in the steps and the
 # model relies on, and how.
 STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("steps/agent.py", "old_token_rejected", "Secret"): (
+    ("steps/agent.py", "_rejected", "Secret"): (
         "token",
         "the Secret the old token is bound to, by the token's own claim",
     ),

@@ -178,20 +178,25 @@ def test_a_variants_profile_is_one_an_installation_could_pass(variant: Mutant) -
 
 def test_a_variant_with_a_profile_refuses_another_one() -> None:
     with_profile = next(m for m in all_mutants() if m.profile)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "features/",
-            f"--solar-mutant={with_profile.id}",
-            "--solar-profile=pyproject.toml",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        another = Path(folder) / "another.toml"
+        another.write_text('implementation_name = "another SolAr"\n')
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "mutants.plugin",
+                "features/",
+                f"--solar-mutant={with_profile.id}",
+                f"--solar-profile={another}",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     assert done.returncode == 4, done.stdout + done.stderr
     assert "runs with its own profile; leave out --solar-profile" in done.stderr
 
