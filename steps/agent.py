@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then
 
-from core.api import ApiError
+from core.api import ApiError, Obj, is_owned_by
 from core.landscape import Landscape, MissingCapability
 from core.redact import leaks_encoded
 from core.waiting import Waiter
@@ -142,8 +142,26 @@ def _seen_report(landscape: Landscape, you: You, target: str) -> str | None:
             f"lastReportTime of {target} went back from {seen} to {value}: it only advances"
         )
     if value is not None:
+        _still_owned(landscape, report, target, namespace)
         you.reports_seen[target] = (uid, value)
     return value
+
+
+def _still_owned(landscape: Landscape, report: Obj, target: str, namespace: str) -> None:
+    """Whatever else the agent writes into its TargetReport, the report stays its Target's: the
+    controller made it owned by the Target, so deleting the Target deletes it (docs/contracts.md,
+    "What the agent writes into its TargetReport")."""
+    try:
+        owner = landscape.solar.get("Target", target, namespace)
+    except ApiError as error:
+        if error.status == 404:
+            return  # the Target is gone (its deletion is what the scenario checks)
+        raise
+    assert is_owned_by(report, owner), (
+        f"the TargetReport {namespace}/{target} has a lastReportTime but no owner reference to "
+        f"its Target any more (owners: {report['metadata'].get('ownerReferences') or 'none'}): "
+        "deleting the Target would leave it behind"
+    )
 
 
 @given(parsers.parse('the TargetReport "{target}" gets a lastReportTime'))

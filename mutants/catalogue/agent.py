@@ -267,3 +267,25 @@ for _reports in (3, 20):
         "it still reads its Target",
         f"{A}.report",
     )(_stops_after(_reports))
+
+
+@mutant(
+    "agent-drops-report-owner",
+    ("table-controller-owned", "intro-one-report"),
+    "the agent writes its TargetReport without the owner reference to its Target: deleting the "
+    "Target leaves the report behind",
+    f"{A}.report",
+)
+def _drops_owner(original: Any) -> Any:
+    def report(self: Any, solar: Any) -> None:
+        class WithoutOwner:
+            def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
+                return solar.get(kind, name, namespace)
+
+            def update(self, obj: Any) -> Any:
+                obj.get("metadata", {}).pop("ownerReferences", None)
+                return solar.update(obj)
+
+        original(self, WithoutOwner())
+
+    return report

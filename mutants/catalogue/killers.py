@@ -237,6 +237,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "renderer-kubeconfig-in-configmap": (RENDERER,),
     "agent-report-time-to-the-minute": (ADVANCES,),
     "agent-reports-only-on-change": (ADVANCES,),
+    "agent-drops-report-owner": (AGENT, ADVANCES),
     "registry-any-known-password": (PULL_REFUSED,),
     "registry-blobs-unchecked": (OTHER_CHARTS,),
     "registry-tags-unchecked": (OTHER_CHARTS,),
