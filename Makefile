@@ -54,27 +54,27 @@ unit-local unit-kind: unit-%: $(STAMP)
 ## The feature files on sim against every mutant of the catalogue (docs/mutants.md): a score,
 ## non-zero unless every mutant is killed except the documented equivalents.
 mutants: $(STAMP)
-	$(BIN)/python -m mutants $(MUTANTS_ARGS)
+	$(BIN)/python -m tests.mutants $(MUTANTS_ARGS)
 
 ## Benchmarks (not timed tests): the sim with N Targets, the harness's overhead per wait.
 ## Figures and their commands: docs/benchmarks.md. BENCH_SIZES chooses the sim's sizes.
 BENCH_SIZES ?= 1 10 100 1000 10000
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks $(BENCH_SIZES)
+	$(BIN)/python -m tests.benchmarks $(BENCH_SIZES)
 
 ## Target creation to its first lastReportTime on a real landscape, with where the time goes:
-## LANDSCAPE is a landscape file, as `python -m fixtures.local up` or `fixtures.kind up` write it.
+## LANDSCAPE is a landscape file, as `python -m solar_conformance.backends.local up` or `solar_conformance.backends.kind up` write it.
 BENCH_TARGETS ?= 20
 bench-first-report: $(STAMP)
-	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up writes one)"; exit 4; }
-	$(BIN)/python -m benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m solar_conformance.backends.local up writes one)"; exit 4; }
+	$(BIN)/python -m tests.benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
 
 ## N Targets in one namespace on a real landscape (local or kind): wall time and memory per
 ## Target. BENCH_LOCAL_SIZES empty: the issue's sizes for its backend (local 1 10 50, kind 1 10).
 BENCH_LOCAL_SIZES ?=
 bench-local-scale: $(STAMP)
-	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m fixtures.local up or fixtures.kind up writes one)"; exit 4; }
-	$(BIN)/python -m benchmarks.local_scale $(LANDSCAPE) $(BENCH_LOCAL_SIZES)
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m solar_conformance.backends.local up or solar_conformance.backends.kind up writes one)"; exit 4; }
+	$(BIN)/python -m tests.benchmarks.local_scale $(LANDSCAPE) $(BENCH_LOCAL_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
 report: report-sim
@@ -100,14 +100,14 @@ kind: kind-images
 
 ## Real binaries for the local and kind backends (cached outside the checkout, keyed by version).
 tools: $(STAMP)
-	$(BIN)/python -m fixtures.provision tools build
+	$(BIN)/python -m solar_conformance.provision tools build
 
 tools-%: $(STAMP)
-	$(BIN)/python -m fixtures.provision tools build --for $*
+	$(BIN)/python -m solar_conformance.provision tools build --for $*
 
 ## The kind node image and the agent, Flux and registry images, built offline (cached).
 kind-images: tools-kind
-	$(BIN)/python -m fixtures.provision images
+	$(BIN)/python -m solar_conformance.provision images
 
 clean:
 	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis \

@@ -1,4 +1,4 @@
-"""The credential lifecycle as a stateful model (fixtures/model/): sequences of the operator's,
+"""The credential lifecycle as a stateful model (solar_conformance/model/): sequences of the operator's,
 the runbook's and the environment's actions, drawn from one fixed seed (the same every run), with
 the page's promises checked after every step. 200 examples on sim; a few short ones on a real
 backend (nightly). With `-s` the run prints how often each rule ran and each state was checked."""
@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from core.contract import Contract
-from core.landscape import Landscape
-from fixtures.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
-from fixtures.plugin.options import TIMEOUT_KINDS
+from solar_conformance.core.contract import Contract
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
+from solar_conformance.plugin.options import TIMEOUT_KINDS
 
 # The table is the page's; un-revoking and rotation on request are the runbook's (defined here).
 pytestmark = [
     getattr(pytest.mark, "defined-here"),
     pytest.mark.fault,
     # It unsets controller.agent.apiserverURL and cuts the agents' link: on a shared landscape,
-    # with the landscape alone (fixtures/plugin/concurrent.py).
+    # with the landscape alone (solar_conformance/plugin/concurrent.py).
     pytest.mark.landscape_alone,
 ]
 

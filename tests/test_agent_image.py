@@ -9,12 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fixtures.provision.images.workloads import AGENT_REQUIREMENTS, AGENT_SOURCES, ROOT
+from solar_conformance.provision.images.workloads import AGENT_REQUIREMENTS, AGENT_SOURCES, ROOT
 
-HARNESS = ("core", "fixtures", "simulators")
+HARNESS = ("solar_conformance",)
 IMPORTS = """
 import json, sys
-import fixtures.real.agent_process
+import solar_conformance.components.agent_process
 print(json.dumps({name: getattr(module, "__file__", None) for name, module in sys.modules.items()}))
 """
 

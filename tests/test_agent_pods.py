@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fixtures.real.agent_pods import AgentContainer, agent_containers
+from solar_conformance.components.agent_pods import AgentContainer, agent_containers
 
 
 def pod(namespace: str, name: str, image: str, args: list[str]) -> dict[str, Any]:

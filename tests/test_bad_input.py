@@ -189,7 +189,7 @@ OPTIONS = {
     "an installed SolAr on sim": (("--solar-impl=external",), ("needs a real SolAr",)),
     "keeping namespaces on sim": (("--solar-keep-on-failure",), ("the sim keeps nothing",)),
     "a mutant the catalogue does not hold": (
-        ("-p", "mutants.plugin", "--solar-mutant=nope"),
+        ("-p", "tests.mutants.plugin", "--solar-mutant=nope"),
         ("no such mutant",),
     ),
     "a timeout that is no number": (

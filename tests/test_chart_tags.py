@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
-from core.semver import highest, matches_constraint
-from simulators.reference.tags import (
+from solar_conformance.core.semver import highest, matches_constraint
+from solar_conformance.simulators.reference.tags import (
     agent_release_tag,
     bootstrap_tag,
     bootstrap_version_of,

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.clock import LoopsKeepWaking, SkewedClock, VirtualClock, parse_utc
+from solar_conformance.core.clock import LoopsKeepWaking, SkewedClock, VirtualClock, parse_utc
 
 
 def test_loops_run_when_due_and_reschedule_themselves() -> None:

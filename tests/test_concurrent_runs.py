@@ -83,7 +83,7 @@ import os
 import pytest
 class Lister:
     def pytest_collection_finish(self, session):
-        from fixtures.plugin.concurrent import needs_landscape_alone
+        from solar_conformance.plugin.concurrent import needs_landscape_alone
         for item in session.items:
             if needs_landscape_alone(item):
                 os.write(1, (item.name.replace(' ', '_') + '\\n').encode())
@@ -92,7 +92,7 @@ pytest.main(["features/", "--collect-only", "-s", "-p", "no:terminal"], plugins=
 
 
 def _order(alone_apart: bool) -> list[str]:
-    from fixtures.plugin.concurrent import run_order
+    from solar_conformance.plugin.concurrent import run_order
 
     waits = {"expiry": 3, "poll": 1, "a": 0, "b": 0, "c": 0, "fault-1": 0, "fault-2": 1}
     return run_order(
@@ -117,9 +117,9 @@ def test_a_landscape_that_does_not_start_ends_the_run_in_one_line(
 
     from _pytest.outcomes import Exit
 
-    import fixtures.plugin.landscapes as landscapes
-    import fixtures.real.processes as processes
-    from fixtures.plugin.concurrent import HandsOut
+    import solar_conformance.plugin.landscapes as landscapes
+    import solar_conformance.components.processes as processes
+    from solar_conformance.plugin.concurrent import HandsOut
 
     closed: list[str] = []
 

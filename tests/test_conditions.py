@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.api import Obj, find_condition
-from core.conditions import set_condition
+from solar_conformance.core.api import Obj, find_condition
+from solar_conformance.core.conditions import set_condition
 
 statuses = st.sampled_from(["True", "False", "Unknown"])
 reasons = st.sampled_from(["Issued", "Disabled", "Revoked", "MintFailed"])

@@ -1,5 +1,5 @@
 """The conformance report: its level from the @spec scenarios, the YAML an implementation can
-publish, and `python -m fixtures.report compare` between two of them."""
+publish, and `python -m solar_conformance.report compare` between two of them."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fixtures.report.conformance import to_yaml
-from fixtures.report.model import CONFORMANT, NOT_CONFORMANT, PARTIALLY_CONFORMANT, build_report
-from fixtures.report.records import RunInfo, ScenarioRecord, StepRecord
+from solar_conformance.report.conformance import to_yaml
+from solar_conformance.report.model import CONFORMANT, NOT_CONFORMANT, PARTIALLY_CONFORMANT, build_report
+from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = RunInfo(
@@ -135,7 +135,7 @@ def _compare(tmp_path: Path, before: list[ScenarioRecord], after: list[ScenarioR
         [
             sys.executable,
             "-m",
-            "fixtures.report",
+            "solar_conformance.report",
             "compare",
             str(tmp_path / "a.yaml"),
             str(tmp_path / "b.yaml"),
@@ -181,7 +181,7 @@ def test_compare_names_a_file_that_is_no_conformance_report(tmp_path: Path) -> N
         [
             sys.executable,
             "-m",
-            "fixtures.report",
+            "solar_conformance.report",
             "compare",
             str(tmp_path / "a.yaml"),
             str(tmp_path / "b.yaml"),
@@ -199,7 +199,7 @@ def test_records_survive_json(tmp_path: Path) -> None:
     """What a pytest-xdist worker hands over is what the writer gets back."""
     import json
 
-    from fixtures.report.records import dump, load
+    from solar_conformance.report.records import dump, load
 
     record = replace(_passing()[0], example=1, rule="A rule", duration=1.5)
     run, records = load(json.loads(json.dumps(dump(RUN, [record]))))
@@ -212,7 +212,7 @@ class _ApiServer:
         self.calls = 0
 
     def _call(self, method: str, path: str) -> dict[str, str]:
-        from core.api import ApiError
+        from solar_conformance.core.api import ApiError
 
         self.calls += 1
         assert (method, path) == ("GET", "/version")
@@ -222,10 +222,10 @@ class _ApiServer:
 
 
 def test_a_real_landscape_reports_what_its_api_servers_say() -> None:
-    from core.contract import REFERENCE
-    from core.landscape import RegistryEndpoint
-    from fixtures.provision.toolchain import versions
-    from fixtures.real.landscape import RealLandscape
+    from solar_conformance.core.contract import REFERENCE
+    from solar_conformance.core.landscape import RegistryEndpoint
+    from solar_conformance.provision.toolchain import versions
+    from solar_conformance.components.landscape import RealLandscape
 
     landscape = RealLandscape(REFERENCE, "reference")
     solar, target = _ApiServer("v1.34.4"), _ApiServer("v1.33.1")

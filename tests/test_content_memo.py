@@ -11,10 +11,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import yamlio
-from core.clock import VirtualClock
-from core.oci import Chart
-from simulators.memory.cluster import InMemoryCluster
+from solar_conformance.core import yamlio
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.oci import Chart
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(), st.floats(allow_nan=False))
 _values = st.recursive(

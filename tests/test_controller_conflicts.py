@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
-from core.clock import SkewedClock, VirtualClock
-from core.contract import Contract
-from simulators.memory.cluster import InMemoryCluster
-from simulators.reference.controller import ControllerConfig, CredentialController
+from solar_conformance.core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
+from solar_conformance.core.clock import SkewedClock, VirtualClock
+from solar_conformance.core.contract import Contract
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
+from solar_conformance.simulators.reference.controller import ControllerConfig, CredentialController
 
 NAMESPACE = "test"
 TARGET = "cluster-1"

@@ -12,17 +12,17 @@ from typing import Any
 import pytest
 from hypothesis import Phase
 
-from core.api import ClusterAPI, Obj, annotations_of, find_condition
-from core.contract import Contract
-from fixtures.model.coverage import missing
-from fixtures.model.run import SIM_BUDGET, Figures, run, sim_starter
-from fixtures.plugin.options import timeouts
-from fixtures.plugin.waiting import WaitTimeout
-from simulators.memory import cluster
-from simulators.reference.bindings import ProfileController
-from simulators.reference.controller import CredentialController
-from simulators.reference.renderer import Renderer
-from simulators.reference.solar import ReferenceSolar
+from solar_conformance.core.api import ClusterAPI, Obj, annotations_of, find_condition
+from solar_conformance.core.contract import Contract
+from solar_conformance.model.coverage import missing
+from solar_conformance.model.run import SIM_BUDGET, Figures, run, sim_starter
+from solar_conformance.plugin.options import timeouts
+from solar_conformance.plugin.waiting import WaitTimeout
+from solar_conformance.simulators.memory import cluster
+from solar_conformance.simulators.reference.bindings import ProfileController
+from solar_conformance.simulators.reference.controller import CredentialController
+from solar_conformance.simulators.reference.renderer import Renderer
+from solar_conformance.simulators.reference.solar import ReferenceSolar
 
 Patch = Callable[[pytest.MonkeyPatch], None]
 LATE = timedelta(seconds=20)  # longer than the authentication cache window and its margin

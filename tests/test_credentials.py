@@ -6,7 +6,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.credentials import (
+from solar_conformance.core.credentials import (
     TokenKubeconfig,
     basic_auth,
     credentials_for,

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from core.audit import AuditEvent
-from core.landscape import MissingCapability
-from core.redact import REDACT
-from fixtures.existing.control import ControlClient, ControlError, ControlServer
-from fixtures.existing.exclusive import LandscapeLock, lock_path_for, remove_lock_files
-from fixtures.existing.landscape_file import BadLandscapeFile, dump, load
+from solar_conformance.core.audit import AuditEvent
+from solar_conformance.core.landscape import MissingCapability
+from solar_conformance.core.redact import REDACT
+from solar_conformance.backends.existing.control import ControlClient, ControlError, ControlServer
+from solar_conformance.backends.existing.exclusive import LandscapeLock, lock_path_for, remove_lock_files
+from solar_conformance.backends.existing.landscape_file import BadLandscapeFile, dump, load
 
 ROOT = Path(__file__).resolve().parents[1]
 USAGE_ERROR = 4
@@ -241,7 +241,7 @@ def test_a_scenario_that_needs_the_landscape_alone_waits_for_the_others(tmp_path
 def test_a_test_that_took_the_landscape_alone_gives_it_up_when_it_ends(tmp_path: Path) -> None:
     """The credential model takes the landscape alone inside its run; kept after it ended, its
     worker's next scenario waited behind another worker that waited for it (both for ever)."""
-    from fixtures.plugin.landscapes import held
+    from solar_conformance.plugin.landscapes import held
 
     lock_file = tmp_path / "landscape.lock"
     model = SimpleNamespace(lock=LandscapeLock(lock_file))
@@ -276,7 +276,7 @@ def test_a_test_that_needs_the_landscape_alone_has_it_from_its_first_step(
     """Two such tests on two workers: the second starts only when the first has ended, not when
     the first reaches its global fault (which gave up its hold and let the other change the
     landscape under its Targets)."""
-    from fixtures.plugin.landscapes import held
+    from solar_conformance.plugin.landscapes import held
 
     lock_file = tmp_path / "landscape.lock"
     first, second = SimpleNamespace(lock=LandscapeLock(lock_file)), LandscapeLock(lock_file)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.plugin.feature_checks import count_runs, feature_file_problems, parse
+from solar_conformance.plugin.feature_checks import count_runs, feature_file_problems, parse
 from tests.project_runs import ROOT, USAGE_ERROR, project_folder, run_pytest
 from tests.test_bad_input import FEATURE, refused
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.first_report import STAGES, Sample, percentile, table
+from tests.benchmarks.first_report import STAGES, Sample, percentile, table
 
 
 def test_percentiles_are_nearest_rank() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.oci import Chart
-from simulators.memory.flux import _rendered
+from solar_conformance.core.oci import Chart
+from solar_conformance.simulators.memory.flux import _rendered
 
 TEMPLATE = (
     "metadata:\n  name: '{{ .Release.Name }}-agent'\n  namespace: '{{ .Release.Namespace }}'\n"

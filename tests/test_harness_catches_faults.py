@@ -12,7 +12,7 @@ FEATURES = ROOT / "features"
 
 # Broken Roles of the agent: each changes CredentialController.agent_rules(target) -> rules.
 ROLE_MUTANT = """
-from simulators.reference.controller import CredentialController
+from solar_conformance.simulators.reference.controller import CredentialController
 
 _rules = CredentialController.agent_rules
 
@@ -45,7 +45,7 @@ BROKEN_ROLES = {
 
 # The agent's RoleBinding names every ServiceAccount of the namespace, not the Target's own.
 GROUP_BINDING = """
-from simulators.reference.controller import CredentialController
+from solar_conformance.simulators.reference.controller import CredentialController
 
 _ensure = CredentialController._ensure
 
@@ -61,8 +61,8 @@ CredentialController._ensure = _ensure_for_everyone
 
 # The controller also binds the agent's rules in every other namespace ("other-*").
 OTHER_NAMESPACE_BINDING = """
-from core.api import ApiError, new_object
-from simulators.reference.controller import CredentialController
+from solar_conformance.core.api import ApiError, new_object
+from solar_conformance.simulators.reference.controller import CredentialController
 
 _access = CredentialController._ensure_access
 
@@ -90,8 +90,8 @@ CredentialController._ensure_access = _access_everywhere
 
 # solar-controller-manager writes lastReportTime itself (as the harness's admin).
 CONTROLLER_REPORTS = """
-from core.clock import utc
-from simulators.reference.controller import CredentialController
+from solar_conformance.core.clock import utc
+from solar_conformance.simulators.reference.controller import CredentialController
 
 _report = CredentialController._ensure_report
 
@@ -107,7 +107,7 @@ CredentialController._ensure_report = _report_too
 
 # solar-renderer renders a token it minted itself, not the one in the Secret the condition names.
 RENDERER_MINTS = """
-from simulators.reference.renderer import Renderer
+from solar_conformance.simulators.reference.renderer import Renderer
 
 _minted = {}
 
@@ -124,7 +124,7 @@ Renderer._token_of = _own_token
 """
 
 SILENT_AGENT = """
-from simulators.reference.agent import Agent
+from solar_conformance.simulators.reference.agent import Agent
 
 def _pretend(self, solar):
     self.log("reported (but wrote nothing)")
@@ -135,7 +135,7 @@ Agent.report = _pretend
 LEAKY_STEP = """
 from pytest_bdd import then, parsers
 
-from fixtures.page.lookup import token_in, token_secret
+from solar_conformance.page.lookup import token_in, token_secret
 
 @then(parsers.parse('the token of "{target}" is printed and the scenario fails'))
 def leak(landscape, you, target):
@@ -270,9 +270,9 @@ def test_tokens_never_reach_the_output(pytester: pytest.Pytester) -> None:
 WRONG_TOKENS = """
 import os
 
-from core import redact
-from simulators.reference.controller import CredentialController
-from simulators.reference.renderer import Renderer
+from solar_conformance.core import redact
+from solar_conformance.simulators.reference.controller import CredentialController
+from solar_conformance.simulators.reference.renderer import Renderer
 
 _seen = open(os.environ["SOLAR_TOKEN_LOG"], "a")
 _register = redact.Redactor.register

@@ -1,4 +1,4 @@
-"""Where a token lies (fixtures/page/holders.py): every encoding the scans undo, Helm's release
+"""Where a token lies (solar_conformance/page/holders.py): every encoding the scans undo, Helm's release
 records, and what counts as the one object of an agent release that carries the kubeconfig."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import base64
 import gzip
 import json
 
-from core import yamlio
-from core.credentials import TokenKubeconfig
-from core.redact import REDACT
-from fixtures.page.holders import (
+from solar_conformance.core import yamlio
+from solar_conformance.core.credentials import TokenKubeconfig
+from solar_conformance.core.redact import REDACT
+from solar_conformance.page.holders import (
     carries_kubeconfig,
     chart_name_of,
     helm_record,

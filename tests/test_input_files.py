@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.contract import Contract
-from core.contract_schema import ProfileValues
-from core.inputs import BadInput, key_lines, read_toml
-from core.secret_shapes import is_secret_key, secret_shape
-from fixtures.existing.publish import CONTROLLED
+from solar_conformance.core.contract import Contract
+from solar_conformance.core.contract_schema import ProfileValues
+from solar_conformance.core.inputs import BadInput, key_lines, read_toml
+from solar_conformance.core.secret_shapes import is_secret_key, secret_shape
+from solar_conformance.backends.existing.publish import CONTROLLED
 
 
 def test_every_key_and_table_has_its_line() -> None:
@@ -120,7 +120,7 @@ def test_keys_named_like_secrets() -> None:
 
 
 def test_the_published_landscape_file_holds_no_secret_shape() -> None:
-    """What `up` writes (fixtures/existing/publish.py) passes its own check: capabilities named
+    """What `up` writes (solar_conformance/backends/existing/publish.py) passes its own check: capabilities named
     like tokens are not secrets."""
     assert all(secret_shape(name) is None for name in CONTROLLED)
 

@@ -20,7 +20,7 @@ from kubernetes.client import (
     V1PodStatus,
 )
 
-from fixtures.kind.node_state import coredns_patch, host_limit_hint, readiness
+from solar_conformance.backends.kind.node_state import coredns_patch, host_limit_hint, readiness
 
 KUBELET_OUT_OF_INOTIFY = (
     'kubelet: E1203 17:13:24 manager.go:294] "Registration of the raw container factory '

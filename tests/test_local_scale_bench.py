@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import local_scale
-from benchmarks.local_scale import (
+from tests.benchmarks import local_scale
+from tests.benchmarks.local_scale import (
     Holder,
     ScaleSample,
     container_working_set,

@@ -2,11 +2,11 @@
 docs/contracts.md), never on a name or a shape the reference SolAr happens to choose: such a
 lookup fails every SolAr that chose otherwise, a false alarm.
 
-- each function of fixtures/page that reads the SolAr API names its promises (`@lookup`);
-- each read of an object SolAr generated, by its kind, in the steps and fixtures/model is listed
+- each function of solar_conformance/page that reads the SolAr API names its promises (`@lookup`);
+- each read of an object SolAr generated, by its kind, in the steps and solar_conformance/model is listed
   below with the promise it relies on; a new one fails here until it is listed;
 - no name the reference gives its objects, no internal annotation of the reference's, and no
-  field of a Role's rules appears in the steps, fixtures/page or fixtures/model.
+  field of a Role's rules appears in the steps, solar_conformance/page or solar_conformance/model.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.page.promises import LOOKUPS, PROMISES
-from simulators.reference import renderer
-from simulators.reference.bindings import PROFILE_LABEL
-from simulators.reference.controller import CredentialNames
+from solar_conformance.page.promises import LOOKUPS, PROMISES
+from solar_conformance.simulators.reference import renderer
+from solar_conformance.simulators.reference.bindings import PROFILE_LABEL
+from solar_conformance.simulators.reference.controller import CredentialNames
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_MODULES = sorted((ROOT / "fixtures" / "page").glob("*.py"))
@@ -49,47 +49,47 @@ GENERATED = {
 # (module, function, kind) -> the promise each read of a generated object in the steps and the
 # model relies on, and how.
 STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("steps/agent.py", "_rejected", "Secret"): (
+    ("solar_conformance/steps/agent.py", "_rejected", "Secret"): (
         "token",
         "the Secret the old token is bound to, by the token's own claim",
     ),
-    ("steps/controller.py", "refusals_are_events", "Event"): (
+    ("solar_conformance/steps/controller.py", "refusals_are_events", "Event"): (
         "page",
         "Events about the Target, as kubectl describe finds them (kind, name, namespace, uid)",
     ),
-    ("steps/controller.py", "bindings_stay_in_namespace", "ReleaseBinding"): (
+    ("solar_conformance/steps/controller.py", "bindings_stay_in_namespace", "ReleaseBinding"): (
         "solar-api",
         "every ReleaseBinding of the namespace, by its spec.targetRef",
     ),
-    ("steps/flux.py", "agent_installed_within_a_poll", "OCIRepository"): (
+    ("solar_conformance/steps/flux.py", "agent_installed_within_a_poll", "OCIRepository"): (
         "page",
         "the page's own OCIRepository, solar-bootstrap, that you applied",
     ),
-    ("steps/registry.py", "source_refused", "OCIRepository"): (
+    ("solar_conformance/steps/registry.py", "source_refused", "OCIRepository"): (
         "page",
         "the page's OCIRepository as you applied it, pointed with another regcred",
     ),
-    ("steps/flux.py", "_release_objects", "OCIRepository"): (
+    ("solar_conformance/steps/flux.py", "_release_objects", "OCIRepository"): (
         "profile",
         "the Flux pair of a Release, by the profile's release label",
     ),
-    ("steps/flux.py", "_release_objects", "HelmRelease"): (
+    ("solar_conformance/steps/flux.py", "_release_objects", "HelmRelease"): (
         "profile",
         "the Flux pair of a Release, by the profile's release label",
     ),
-    ("steps/flux.py", "_into_target_namespace", "HelmRelease"): (
+    ("solar_conformance/steps/flux.py", "_into_target_namespace", "HelmRelease"): (
         "profile",
         "the HelmRelease of a Release, by the profile's release label",
     ),
-    ("fixtures/model/checks.py", "_reports_never_go_back", "TargetReport"): (
+    ("solar_conformance/model/checks.py", "_reports_never_go_back", "TargetReport"): (
         "page",
         "named like its Target",
     ),
-    ("fixtures/model/checks.py", "_settle", "Secret"): (
+    ("solar_conformance/model/checks.py", "_settle", "Secret"): (
         "condition",
         "the Secret the Issued condition names",
     ),
-    ("fixtures/model/world.py", "token_secrets", "Secret"): (
+    ("solar_conformance/model/world.py", "token_secrets", "Secret"): (
         "profile",
         "the Secrets with the credential's labels or owned by the Target, holding a token",
     ),
@@ -124,7 +124,7 @@ REFERENCE_NAMES = {
     "checksum/kubeconfig",
 }
 REFERENCE_INTERNALS = {"expiry_annotation", "issued_annotation", "rotation_handled_annotation"}
-# The shape of a Role: what the RBAC authorizer reads (core/rbac.py), never a lookup.
+# The shape of a Role: what the RBAC authorizer reads (solar_conformance/core/rbac.py), never a lookup.
 ROLE_SHAPE = {"rules", "resourceNames"}
 
 
@@ -163,10 +163,10 @@ def _relative(path: Path) -> str:
 
 def test_every_lookup_of_fixtures_page_names_the_promises_it_relies_on() -> None:
     for path in PAGE_MODULES:
-        importlib.import_module(f"fixtures.page.{path.stem}")
+        importlib.import_module(f"solar_conformance.page.{path.stem}")
     unnamed = []
     for path in PAGE_MODULES:
-        module = f"fixtures.page.{path.stem}"
+        module = f"solar_conformance.page.{path.stem}"
         tree = ast.parse(path.read_text())
         for name, function in _functions(tree):
             if not any(True for _ in _reads(function, ("solar",))):
@@ -181,13 +181,13 @@ def test_every_lookup_of_fixtures_page_names_the_promises_it_relies_on() -> None
                 unnamed.append(f"{_relative(path)}:{name}")
     assert unnamed == [], (
         "these read the SolAr API without naming the promise they rely on (decorate them with "
-        f"fixtures.page.promises.lookup): {unnamed}"
+        f"solar_conformance.page.promises.lookup): {unnamed}"
     )
 
 
 def test_every_registered_lookup_names_known_promises() -> None:
     for path in PAGE_MODULES:
-        importlib.import_module(f"fixtures.page.{path.stem}")
+        importlib.import_module(f"solar_conformance.page.{path.stem}")
     assert LOOKUPS, "no lookup is registered"
     wrong = {name: bases for name, bases in LOOKUPS.items() if set(bases) - set(PROMISES)}
     assert wrong == {}
@@ -209,12 +209,12 @@ def test_every_read_of_a_generated_object_in_the_steps_is_listed_with_its_promis
     assert unlisted == [], (
         "reads of objects SolAr generated, by kind, that tests/test_lookups.py does not list "
         f"with the promise they rely on (add them to STEP_LOOKUPS, or find the object through a "
-        f"lookup of fixtures/page): {unlisted}"
+        f"lookup of solar_conformance/page): {unlisted}"
     )
     stale = sorted(set(STEP_LOOKUPS) - found)
     assert stale == [], f"STEP_LOOKUPS lists reads that are gone: {stale}"
     unknown = {key: basis for key, (basis, _) in STEP_LOOKUPS.items() if basis not in PROMISES}
-    assert unknown == {}, f"promises not in fixtures/page/promises.py: {unknown}"
+    assert unknown == {}, f"promises not in solar_conformance/page/promises.py: {unknown}"
 
 
 def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
@@ -236,9 +236,9 @@ def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.value
 
 
-# The operator's own Release (fixtures/page/setup.py) is named solar-agent by the harness, the
+# The operator's own Release (solar_conformance/page/setup.py) is named solar-agent by the harness, the
 # operator: a name it chooses, not one SolAr generated.
-OPERATORS_OWN = {("fixtures/page/setup.py", "solar-agent")}
+OPERATORS_OWN = {("solar_conformance/page/setup.py", "solar-agent")}
 
 
 @pytest.mark.parametrize("path", CHECKED, ids=_relative)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.api import ApiError, new_object
-from core.clock import VirtualClock
-from simulators.memory.cluster import InMemoryCluster
+from solar_conformance.core.api import ApiError, new_object
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
 
 
 @pytest.fixture

@@ -7,14 +7,14 @@ from __future__ import annotations
 import jwt
 import pytest
 
-from core.api import SOLAR_GROUP, Obj, new_object
-from core.baseline import BASELINE_GRANTS, BASELINE_PATHS
-from core.clock import VirtualClock
-from core.probing import Impersonation, RawRequest, ServedResource
-from fixtures.page.grant import served
-from fixtures.page.scope import Landmarks, compare, plan
-from simulators.memory.audit import audit_events
-from simulators.memory.cluster import InMemoryClient, InMemoryCluster
+from solar_conformance.core.api import SOLAR_GROUP, Obj, new_object
+from solar_conformance.core.baseline import BASELINE_GRANTS, BASELINE_PATHS
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.probing import Impersonation, RawRequest, ServedResource
+from solar_conformance.page.grant import served
+from solar_conformance.page.scope import Landmarks, compare, plan
+from solar_conformance.simulators.memory.audit import audit_events
+from solar_conformance.simulators.memory.cluster import InMemoryClient, InMemoryCluster
 
 RBAC = "rbac.authorization.k8s.io"
 

@@ -16,9 +16,9 @@ import pytest
 import yaml
 from pytest_bdd.feature import get_features
 
-from mutants.catalogue import all_mutants, find
-from mutants.model import Mutant, Patch, SeamMissing
-from mutants.run import CRASHED, FALSE_ALARM, KILLED, PASSED, run_one, verdict_of
+from tests.mutants.catalogue import all_mutants, find
+from tests.mutants.model import Mutant, Patch, SeamMissing
+from tests.mutants.run import CRASHED, FALSE_ALARM, KILLED, PASSED, run_one, verdict_of
 
 ROOT = Path(__file__).resolve().parent.parent
 INDEX = ROOT / "features" / "traceability.yaml"
@@ -68,7 +68,7 @@ def test_the_catalogue_is_large_unique_and_described(scenario_names: set[str]) -
             assert len(mutant.equivalent) > 40, f"{mutant.id}: say why it is equivalent"
 
 
-# The mutants that rely on simulators/memory beyond its public methods (docs/mutants.md).
+# The mutants that rely on solar_conformance/simulators/memory beyond its public methods (docs/mutants.md).
 MEMORY_INTERNAL = {
     "gc-no-cascade",
     "apiserver-no-auth-cache",
@@ -101,7 +101,7 @@ def test_each_mutant_applies_at_its_seams_and_undoes_cleanly(mutant: Mutant) -> 
 
 def test_a_seam_that_is_gone_is_named() -> None:
     with pytest.raises(SeamMissing, match=r"core\.rbac:no_such_function"):
-        Patch("core.rbac:no_such_function", lambda original: original).apply(pytest.MonkeyPatch())
+        Patch("solar_conformance.core.rbac:no_such_function", lambda original: original).apply(pytest.MonkeyPatch())
 
 
 def test_an_unknown_mutant_is_one_clear_line() -> None:
@@ -111,7 +111,7 @@ def test_an_unknown_mutant_is_one_clear_line() -> None:
             "-m",
             "pytest",
             "-p",
-            "mutants.plugin",
+            "tests.mutants.plugin",
             "features/",
             "--solar-mutant=no-such-mutant",
         ],
@@ -166,7 +166,7 @@ def test_the_catalogue_holds_at_least_twenty_conforming_variants() -> None:
 @pytest.mark.parametrize("variant", [m for m in all_mutants() if m.profile], ids=lambda m: m.id)
 def test_a_variants_profile_is_one_an_installation_could_pass(variant: Mutant) -> None:
     """Known keys of the right types, and none renaming what the page fixes."""
-    from fixtures.plugin.validation import load_profile
+    from solar_conformance.plugin.validation import load_profile
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "profile.toml"
@@ -187,7 +187,7 @@ def test_a_variant_with_a_profile_refuses_another_one() -> None:
                 "-m",
                 "pytest",
                 "-p",
-                "mutants.plugin",
+                "tests.mutants.plugin",
                 "features/",
                 f"--solar-mutant={with_profile.id}",
                 f"--solar-profile={another}",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.oci import (
+from solar_conformance.core.oci import (
     Chart,
     highest_matching,
     matches_constraint,

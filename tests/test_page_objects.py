@@ -8,10 +8,10 @@ from urllib.parse import urlparse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.credentials import credentials_for
-from core.oci import HELM_CHART_LAYER
-from fixtures.page.objects import FirstContact
-from fixtures.plugin.names import Names, check_name
+from solar_conformance.core.credentials import credentials_for
+from solar_conformance.core.oci import HELM_CHART_LAYER
+from solar_conformance.page.objects import FirstContact
+from solar_conformance.plugin.names import Names, check_name
 
 labels = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?", fullmatch=True)
 hosts = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,30}[a-z0-9])?(:[1-9][0-9]{1,4})?", fullmatch=True)

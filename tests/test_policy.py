@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.policy import AccessPolicy
+from solar_conformance.core.policy import AccessPolicy
 
 label = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?", fullmatch=True)
 chart = st.from_regex(r"[a-z0-9][-a-z0-9.]{0,30}", fullmatch=True)

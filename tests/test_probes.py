@@ -7,7 +7,7 @@ from itertools import chain, repeat
 
 import pytest
 
-from fixtures.real import probes
+from solar_conformance.components import probes
 
 
 def test_ports_are_distinct_free_and_outside_the_ephemeral_range() -> None:

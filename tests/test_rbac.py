@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from core.api import SOLAR_GROUP, Obj
-from core.rbac import Request, User, allowed
+from solar_conformance.core.api import SOLAR_GROUP, Obj
+from solar_conformance.core.rbac import Request, User, allowed
 
 AGENT = User.service_account("test", "solar-agent-cluster-1")
 

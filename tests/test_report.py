@@ -16,20 +16,20 @@ from typing import Any
 import pytest
 import yaml
 
-from fixtures.plugin.attachments import Table
-from fixtures.report.__main__ import main
-from fixtures.report.conformance import to_yaml
-from fixtures.report.html import render
-from fixtures.report.kept import (
+from solar_conformance.plugin.attachments import Table
+from solar_conformance.report.__main__ import main
+from solar_conformance.report.conformance import to_yaml
+from solar_conformance.report.html import render
+from solar_conformance.report.kept import (
     Outcome,
     failure_summary,
     read_feature_files,
     records_from_cucumber,
     skip_reason,
 )
-from fixtures.report.model import Report, build_report
-from fixtures.report.plugin import FILES
-from fixtures.report.records import RunInfo, ScenarioRecord, dump, page_version
+from solar_conformance.report.model import Report, build_report
+from solar_conformance.report.plugin import FILES
+from solar_conformance.report.records import RunInfo, ScenarioRecord, dump, page_version
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc"
@@ -383,7 +383,7 @@ def test_failure_summary_keeps_the_e_lines() -> None:
     assert failure_summary(text) == "AssertionError: no\n  last seen: 3"
 
 
-# --- python -m fixtures.report ------------------------------------------------------------------
+# --- python -m solar_conformance.report ------------------------------------------------------------------
 def test_the_command_renders_a_kept_cucumber_json(tmp_path: Path, features: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps(_cucumber()))
     (features / "traceability.yaml").write_text(json.dumps(INDEX))
@@ -423,7 +423,7 @@ def test_the_command_runs_as_a_module(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "fixtures.report",
+            "solar_conformance.report",
             f"--cucumber={tmp_path / 'c.json'}",
             f"--out={out}",
         ],
@@ -499,7 +499,7 @@ def test_input_of_the_wrong_shape_is_one_line_and_exit_4(
         [
             sys.executable,
             "-m",
-            "fixtures.report",
+            "solar_conformance.report",
             f"{option}={tmp_path / 'in.json'}",
             f"--out={tmp_path / 'r.html'}",
             f"--features={tmp_path}",
@@ -538,7 +538,7 @@ def _plugins() -> list[str]:
     does not load the root conftest."""
     namespace: dict[str, Any] = {}
     exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
-    plugins = [*namespace["pytest_plugins"], "fixtures.report.plugin"]
+    plugins = [*namespace["pytest_plugins"], "solar_conformance.report.plugin"]
     return [arg for plugin in dict.fromkeys(plugins) for arg in ("-p", str(plugin))]
 
 

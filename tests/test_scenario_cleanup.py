@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from core.api import ApiError, ClusterAPI, new_object
-from core.clock import VirtualClock
-from core.waiting import Waiter
-from fixtures.plugin import landscapes
-from fixtures.plugin.names import Names
-from fixtures.plugin.scenario_cleanup import (
+from solar_conformance.core.api import ApiError, ClusterAPI, new_object
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.plugin import landscapes
+from solar_conformance.plugin.names import Names
+from solar_conformance.plugin.scenario_cleanup import (
     CleanupFailed,
     delete_scenario_namespaces,
     keep_for_inspection,
     scenario_namespaces,
 )
-from simulators.memory.cluster import SYSTEM_NAMESPACES, InMemoryCluster
+from solar_conformance.simulators.memory.cluster import SYSTEM_NAMESPACES, InMemoryCluster
 
 
 class Recording:

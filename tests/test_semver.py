@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.semver import highest, highest_matching, matches_constraint, tag_for_ref
-from simulators.memory.flux import FluxModel
+from solar_conformance.core.semver import highest, highest_matching, matches_constraint, tag_for_ref
+from solar_conformance.simulators.memory.flux import FluxModel
 
 TAGS = [
     "0.9.0",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.real.service import (
+from solar_conformance.components.service import (
     ComponentExited,
     ReadinessTimeout,
     Service,

@@ -3,11 +3,11 @@ queues, and a loop guard that tells many busy loops from one that never lets tim
 
 from __future__ import annotations
 
-from core.api import new_object
-from core.clock import VirtualClock
-from core.rbac import User
-from core.workqueue import KeyedLoop
-from simulators.memory.store import Store
+from solar_conformance.core.api import new_object
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.rbac import User
+from solar_conformance.core.workqueue import KeyedLoop
+from solar_conformance.simulators.memory.store import Store
 
 
 def _secret(name: str, labels: dict[str, str], owner: str = "") -> dict[str, object]:

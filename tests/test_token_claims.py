@@ -1,5 +1,5 @@
 """Every agent token the harness sees is for the SolAr API server only and lives the profile's
-token lifetime (fixtures/page/claims.py); the message that says otherwise shows no token."""
+token lifetime (solar_conformance/page/claims.py); the message that says otherwise shows no token."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core.api import new_object
-from core.clock import VirtualClock
-from core.contract import REFERENCE
-from fixtures.page.claims import check_token
-from simulators.memory.cluster import InMemoryCluster
+from solar_conformance.core.api import new_object
+from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.contract import REFERENCE
+from solar_conformance.page.claims import check_token
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fixtures.kind.upstream import (
+from solar_conformance.backends.kind.upstream import (
     APISERVICE,
     PROGRAMS,
     SERVING_SECRET,
@@ -21,10 +21,10 @@ from fixtures.kind.upstream import (
     chart_values,
     serving_names,
 )
-from fixtures.report import answered
-from fixtures.report.conformance import to_yaml
-from fixtures.report.model import build_report
-from fixtures.report.records import RunInfo, ScenarioRecord, StepRecord
+from solar_conformance.report import answered
+from solar_conformance.report.conformance import to_yaml
+from solar_conformance.report.model import build_report
+from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
 from tests.project_runs import Run, one_line_exit_4, project_folder, run_pytest
 
 

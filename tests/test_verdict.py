@@ -163,7 +163,7 @@ def model_failed(
     where = tmp_path_factory.mktemp("model")
     (where / "day_long_cache.py").write_text(
         "from datetime import timedelta\n"
-        "from simulators.memory import cluster\n\n\n"
+        "from solar_conformance.simulators.memory import cluster\n\n\n"
         "def pytest_configure(config):\n"
         "    cluster.AUTH_CACHE_TTL = timedelta(days=1)\n"
     )
@@ -207,7 +207,7 @@ def test_a_mutant_run_names_the_mutant_first_everywhere(tmp_path: Path) -> None:
     done = _run(
         report,
         "-p",
-        "mutants.plugin",
+        "tests.mutants.plugin",
         "--solar-mutant=agent-silent",
         "features/create_target.feature",
         "-k",
@@ -227,7 +227,7 @@ def test_a_mutant_variable_alone_chooses_nothing_and_says_so(tmp_path: Path) -> 
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "SOLAR_MUTANT=agent-silent is set" in done.stderr
-    assert "pytest -p mutants.plugin --solar-mutant=agent-silent" in done.stderr
+    assert "pytest -p tests.mutants.plugin --solar-mutant=agent-silent" in done.stderr
 
 
 def test_the_mutant_option_needs_the_catalogues_plugin(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_compare_of_a_whole_run_and_a_subset_shows_no_page_change(tmp_path: Path
         [
             sys.executable,
             "-m",
-            "fixtures.report",
+            "solar_conformance.report",
             "compare",
             str(whole / "conformance.yaml"),
             str(subset / "conformance.yaml"),
@@ -299,8 +299,8 @@ def test_a_rerun_that_finished_what_an_interrupted_run_did_not_makes_one_finishe
 ) -> None:
     from dataclasses import replace
 
-    from fixtures.report.model import build_report
-    from fixtures.report.records import RunInfo, ScenarioRecord, merge_runs, page_version
+    from solar_conformance.report.model import build_report
+    from solar_conformance.report.records import RunInfo, ScenarioRecord, merge_runs, page_version
 
     features = tmp_path / "features"
     features.mkdir()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from core.policy import AccessPolicy
-from core.redact import REDACT
+from solar_conformance.core.policy import AccessPolicy
+from solar_conformance.core.redact import REDACT
 
 PUSH_USER = "solar"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
-from core.probing import Answer, RawRequest, RulesReview, ServedResource
+from solar_conformance.core.probing import Answer, RawRequest, RulesReview, ServedResource
 
 Obj = dict[str, Any]
 
@@ -207,7 +207,7 @@ class InventoryAPI(ClusterAPI, Protocol):
 
 
 class ProbeAPI(ClusterAPI, Protocol):
-    """A client that can also ask what its credential may do (the scope check; core/probing.py)."""
+    """A client that can also ask what its credential may do (the scope check; solar_conformance/core/probing.py)."""
 
     def discover(self) -> list[ServedResource]:
         """Every resource and subresource the API server serves, one entry per group and resource

@@ -11,7 +11,7 @@ SolAr could grant things to every ServiceAccount, and a baseline measured under 
 
 from __future__ import annotations
 
-from core.probing import Grant, PathGrant, grants_of, path_grants_of
+from solar_conformance.core.probing import Grant, PathGrant, grants_of, path_grants_of
 
 Obj = dict[str, object]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 from datetime import datetime
 
-from core.api import Obj
-from core.clock import utc
+from solar_conformance.core.api import Obj
+from solar_conformance.core.clock import utc
 
 
 def set_condition(

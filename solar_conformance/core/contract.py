@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from core.clock import parse_utc
-from core.inputs import BadInput, read_toml
+from solar_conformance.core.clock import parse_utc
+from solar_conformance.core.inputs import BadInput, read_toml
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Contract:
         base = cls()
         if path is None:
             return base
-        from core.contract_schema import profile_problems
+        from solar_conformance.core.contract_schema import profile_problems
 
         try:
             file = read_toml(path, "a TOML implementation profile (docs/contracts.md)")

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
-from core.contract import REFERENCE, Contract
-from core.inputs import Problem, TomlFile, schema_problems
+from solar_conformance.core.contract import REFERENCE, Contract
+from solar_conformance.core.inputs import Problem, TomlFile, schema_problems
 
 # kube-apiserver refuses a TokenRequest for less than 10 minutes or more than 2^32 seconds.
 SHORTEST_TOKEN_SECONDS = 600

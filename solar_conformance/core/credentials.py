@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core import yamlio
+from solar_conformance.core import yamlio
 
 
 @dataclass(frozen=True)

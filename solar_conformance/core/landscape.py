@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.api import InventoryAPI, ProbeAPI
-from core.audit import AuditEvent as AuditEvent  # part of the protocol
-from core.clock import Clock
-from core.contract import Contract
-from core.oci import RegistryClient
+from solar_conformance.core.api import InventoryAPI, ProbeAPI
+from solar_conformance.core.audit import AuditEvent as AuditEvent  # part of the protocol
+from solar_conformance.core.clock import Clock
+from solar_conformance.core.contract import Contract
+from solar_conformance.core.oci import RegistryClient
 
 Undo = Callable[[], None]
 
@@ -89,7 +89,7 @@ class Landscape(Protocol):
         """A client of the SolAr API server that authenticates with nothing but `token`."""
 
     def solar_audit(self) -> list[AuditEvent]:
-        """The SolAr API server's audit events so far (core/audit.py says which are recorded);
+        """The SolAr API server's audit events so far (solar_conformance/core/audit.py says which are recorded);
         MissingCapability where the API server keeps no audit log."""
 
     def registry_as(self, username: str | None, password: str | None) -> RegistryClient:

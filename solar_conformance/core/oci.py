@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core import yamlio
+from solar_conformance.core import yamlio
 
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
@@ -197,8 +197,8 @@ def chart_manifest(chart: Chart, archive: bytes) -> dict[str, Any]:
     }
 
 
-# Semver, as Flux's OCIRepository `ref.semver` selects a tag: core/semver.py (kept here by name).
-from core.semver import Version as Version  # noqa: E402
-from core.semver import highest_matching as highest_matching  # noqa: E402
-from core.semver import matches_constraint as matches_constraint  # noqa: E402
-from core.semver import parse_version as parse_version  # noqa: E402
+# Semver, as Flux's OCIRepository `ref.semver` selects a tag: solar_conformance/core/semver.py (kept here by name).
+from solar_conformance.core.semver import Version as Version  # noqa: E402
+from solar_conformance.core.semver import highest_matching as highest_matching  # noqa: E402
+from solar_conformance.core.semver import matches_constraint as matches_constraint  # noqa: E402
+from solar_conformance.core.semver import parse_version as parse_version  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.api import Obj
+from solar_conformance.core.api import Obj
 
 SYSTEM_MASTERS = "system:masters"
 

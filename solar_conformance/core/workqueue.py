@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterable
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
-from core.clock import Clock
+from solar_conformance.core.clock import Clock
 
 K = TypeVar("K", bound=Hashable)
 Work = Callable[[list[K]], Iterable[tuple[K, float | None]]]

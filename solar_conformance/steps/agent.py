@@ -7,12 +7,12 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then
 
-from core.api import ApiError, Obj, is_owned_by
-from core.landscape import Landscape, MissingCapability
-from core.redact import leaks_encoded
-from core.waiting import Waiter
-from fixtures.page.identity import agent_user, judge, report_writes, writers
-from fixtures.page.lookup import (
+from solar_conformance.core.api import ApiError, Obj, is_owned_by
+from solar_conformance.core.landscape import Landscape, MissingCapability
+from solar_conformance.core.redact import leaks_encoded
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.identity import agent_user, judge, report_writes, writers
+from solar_conformance.page.lookup import (
     TokenFacts,
     credential_condition,
     last_report_time,
@@ -21,12 +21,12 @@ from fixtures.page.lookup import (
     token_requests,
     token_secret,
 )
-from fixtures.page.reading import rfc3339
-from fixtures.plugin.actors import You
-from fixtures.plugin.hooks import requires
-from steps.common import quoted_names
-from steps.renderer import agent_release_new_token
-from steps.you import request_rotation
+from solar_conformance.page.reading import rfc3339
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.hooks import requires
+from solar_conformance.steps.common import quoted_names
+from solar_conformance.steps.renderer import agent_release_new_token
+from solar_conformance.steps.you import request_rotation
 
 
 @given(parsers.parse('the agent of "{target}" holds its token'))
@@ -303,7 +303,7 @@ def report_empty(landscape: Landscape, you: You, target: str) -> None:
 @then(parsers.parse('the lastReportTime of "{target}" was written by the agent with its own token'))
 def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     """Judged by who the SolAr API server authenticated (its audit), never by a name a client
-    chooses: see fixtures/page/identity.py."""
+    chooses: see solar_conformance/page/identity.py."""
     namespace = you.namespace_of(target)
     agent = agent_user(landscape, namespace, target)
     secret = token_secret(landscape, namespace, target)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fixtures.plugin.names import BadName
+from solar_conformance.plugin.names import BadName
 
 _QUOTED = re.compile(r'"([^"]*)"')
 

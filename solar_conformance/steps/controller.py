@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from core.api import SOLAR_GROUP, ApiError, Obj, is_owned_by
-from core.conditions import secret_value
-from core.landscape import AuditEvent, Landscape
-from core.rbac import Request, User, allowed
-from core.redact import same_secret
-from core.waiting import Waiter
-from fixtures.page.holders import Inventory, describe, holds_token, how_held, remember
-from fixtures.page.lookup import (
+from solar_conformance.core.api import SOLAR_GROUP, ApiError, Obj, is_owned_by
+from solar_conformance.core.conditions import secret_value
+from solar_conformance.core.landscape import AuditEvent, Landscape
+from solar_conformance.core.rbac import Request, User, allowed
+from solar_conformance.core.redact import same_secret
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.holders import Inventory, describe, holds_token, how_held, remember
+from solar_conformance.page.lookup import (
     ObjectRef,
     TokenFacts,
     agent_accounts,
@@ -32,10 +32,10 @@ from fixtures.page.lookup import (
     token_requests,
     token_secret,
 )
-from fixtures.page.reading import issued_expiry
-from fixtures.plugin.actors import You
-from fixtures.plugin.names import Names
-from steps.common import quoted_names
+from solar_conformance.page.reading import issued_expiry
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.names import Names
+from solar_conformance.steps.common import quoted_names
 
 # The parts of a credential the page's table names. A ClusterRole that a RoleBinding of the
 # Target's namespace binds grants in that namespace only, as a Role does: it counts as the Role

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pytest_bdd import given
 
-from core.landscape import Landscape
-from core.oci import RegistryError
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.oci import RegistryError
 
 
 @given("a SolAr cluster, a render registry and a target cluster")

@@ -7,10 +7,10 @@ from contextlib import ExitStack
 import pytest
 from pytest_bdd import given, parsers, when
 
-from core.landscape import Landscape, Undo
-from fixtures.plugin.actors import You
-from fixtures.plugin.hooks import requires
-from fixtures.plugin.names import Names
+from solar_conformance.core.landscape import Landscape, Undo
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.hooks import requires
+from solar_conformance.plugin.names import Names
 
 
 class ActiveFaults(dict[str, Undo]):

@@ -6,13 +6,13 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then
 
-from core.api import ApiError, Obj, find_condition
-from core.clock import parse_duration
-from core.landscape import Landscape
-from core.redact import same_secret
-from core.waiting import Waiter
-from fixtures.page.charts import agent_chart, kubeconfig_from_secret
-from fixtures.page.holders import (
+from solar_conformance.core.api import ApiError, Obj, find_condition
+from solar_conformance.core.clock import parse_duration
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.redact import same_secret
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.charts import agent_chart, kubeconfig_from_secret
+from solar_conformance.page.holders import (
     Inventory,
     carries_kubeconfig,
     chart_name_of,
@@ -22,10 +22,10 @@ from fixtures.page.holders import (
     how_held,
     remember,
 )
-from fixtures.page.lookup import agent_release_name, bound_releases, token_in, token_secret
-from fixtures.plugin.actors import You
-from fixtures.plugin.names import Names
-from steps.renderer import pusher
+from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.names import Names
+from solar_conformance.steps.renderer import pusher
 
 
 def ready(obj: Obj) -> tuple[bool, Any]:

@@ -6,14 +6,14 @@ from contextlib import ExitStack
 
 from pytest_bdd import given, parsers, then, when
 
-from core.api import annotations_of, new_object
-from core.landscape import Landscape
-from core.waiting import Waiter
-from fixtures.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
-from fixtures.plugin.actors import Operator, You
-from fixtures.plugin.hooks import requires
-from fixtures.plugin.names import Names
-from steps.common import label_pairs
+from solar_conformance.core.api import annotations_of, new_object
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
+from solar_conformance.plugin.actors import Operator, You
+from solar_conformance.plugin.hooks import requires
+from solar_conformance.plugin.names import Names
+from solar_conformance.steps.common import label_pairs
 
 
 @given(parsers.parse('the operator has set up the solar-agent in namespace "{namespace}"'))

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from core.api import ApiError, Obj
-from core.credentials import credentials_for
-from core.landscape import Landscape
-from core.oci import Chart, RegistryClient, RegistryError
-from core.redact import REDACT, holds, same_secret
-from core.waiting import Waiter
-from fixtures.page.charts import (
+from solar_conformance.core.api import ApiError, Obj
+from solar_conformance.core.credentials import credentials_for
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
+from solar_conformance.core.redact import REDACT, holds, same_secret
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.charts import (
     agent_source,
     artifact_texts,
     bootstrap_chart,
@@ -23,13 +23,13 @@ from fixtures.page.charts import (
     pull_chart,
     pull_source,
 )
-from fixtures.page.lookup import token_in, token_secret
-from fixtures.page.objects import FirstContact
-from fixtures.page.reads import Pull, each_read, pull
-from fixtures.plugin.actors import You
-from fixtures.plugin.names import Names
-from steps.flux import ready
-from steps.renderer import pusher
+from solar_conformance.page.lookup import token_in, token_secret
+from solar_conformance.page.objects import FirstContact
+from solar_conformance.page.reads import Pull, each_read, pull
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.names import Names
+from solar_conformance.steps.flux import ready
+from solar_conformance.steps.renderer import pusher
 
 
 def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClient:

@@ -6,22 +6,22 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from core.landscape import Landscape
-from core.oci import RegistryClient
-from core.redact import same_secret
-from core.waiting import Waiter
-from fixtures.page.charts import (
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.oci import RegistryClient
+from solar_conformance.core.redact import same_secret
+from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.charts import (
     agent_chart,
     agent_source,
     bootstrap_chart,
     kubeconfig_in,
 )
-from fixtures.page.holders import artifact_files, found_in, outside_kubeconfig_object, remember
-from fixtures.page.lookup import agent_release_name, bound_releases, token_in, token_secret
-from fixtures.plugin.actors import You
-from fixtures.plugin.names import Names
-from steps.common import quoted_names
-from steps.you import WrittenHelmRelease
+from solar_conformance.page.holders import artifact_files, found_in, outside_kubeconfig_object, remember
+from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.names import Names
+from solar_conformance.steps.common import quoted_names
+from solar_conformance.steps.you import WrittenHelmRelease
 
 
 def pusher(landscape: Landscape) -> RegistryClient:

@@ -1,7 +1,7 @@
 """The agent's token against the SolAr API server: the credential's scope, checked exhaustively.
 
-The steps parse and act; planning the requests and judging the answers is fixtures/page/scope.py
-and fixtures/page/grant.py.
+The steps parse and act; planning the requests and judging the answers is solar_conformance/page/scope.py
+and solar_conformance/page/grant.py.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import pytest
 from pytest_bdd import parsers, then, when
 
-from core.api import SOLAR_GROUP, ProbeAPI
-from core.landscape import Landscape
-from core.probing import VERBS, Answer, Impersonation, RawRequest, RulesReview, ServedResource
-from fixtures.page.grant import landmarks, permissions, rules_differences, rules_table, served
-from fixtures.page.identity import agent_user
-from fixtures.page.scope import (
+from solar_conformance.core.api import SOLAR_GROUP, ProbeAPI
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.probing import VERBS, Answer, Impersonation, RawRequest, RulesReview, ServedResource
+from solar_conformance.page.grant import landmarks, permissions, rules_differences, rules_table, served
+from solar_conformance.page.identity import agent_user
+from solar_conformance.page.scope import (
     NEW_NAME,
     Landmarks,
     Permission,
@@ -27,9 +27,9 @@ from fixtures.page.scope import (
     matrix,
     plan,
 )
-from fixtures.plugin.actors import You
-from fixtures.plugin.attachments import attach_table
-from fixtures.plugin.names import Names
+from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.attachments import attach_table
+from solar_conformance.plugin.names import Names
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from core.api import ApiError, Obj, new_object
-from core.clock import utc
-from core.credentials import basic_auth
-from core.landscape import Landscape
-from core.redact import leaks_encoded
-from core.waiting import Waiter, WaitTimeout
-from fixtures.page.lookup import (
+from solar_conformance.core.api import ApiError, Obj, new_object
+from solar_conformance.core.clock import utc
+from solar_conformance.core.credentials import basic_auth
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.core.redact import leaks_encoded
+from solar_conformance.core.waiting import Waiter, WaitTimeout
+from solar_conformance.page.lookup import (
     ObjectRef,
     credential_condition,
     credential_objects,
@@ -25,11 +25,11 @@ from fixtures.page.lookup import (
     token_in,
     token_secret,
 )
-from fixtures.page.objects import FirstContact, differences, page_objects
-from fixtures.page.reading import rfc3339
-from fixtures.page.setup import REGISTRY
-from fixtures.plugin.actors import You
-from steps.common import annotation, label_pairs, quoted_names
+from solar_conformance.page.objects import FirstContact, differences, page_objects
+from solar_conformance.page.reading import rfc3339
+from solar_conformance.page.setup import REGISTRY
+from solar_conformance.plugin.actors import You
+from solar_conformance.steps.common import annotation, label_pairs, quoted_names
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """All benchmarks, one after another: `make bench` (BENCH_SIZES to choose the sim's sizes).
 
-python -m benchmarks [SIZES...]     # default: 1 10 100 1000 10000
+python -m tests.benchmarks [SIZES...]     # default: 1 10 100 1000 10000
 """
 
 from __future__ import annotations
 
 import sys
 
-from benchmarks import sim_scale, wait_overhead
+from tests.benchmarks import sim_scale, wait_overhead
 
 DEFAULT_SIZES = ["1", "10", "100", "1000", "10000"]
 

@@ -1,9 +1,9 @@
 """N Targets in one namespace on a real landscape: wall time until every Target is Issued and
 has a first `lastReportTime`, and the landscape's memory per Target.
 
-    python -m benchmarks.local_scale LANDSCAPE.toml [SIZES...]   # local: 1 10 50, kind: 1 10
+    python -m tests.benchmarks.local_scale LANDSCAPE.toml [SIZES...]   # local: 1 10 50, kind: 1 10
 
-LANDSCAPE.toml is a landscape file from `python -m fixtures.local up` or `python -m fixtures.kind
+LANDSCAPE.toml is a landscape file from `python -m solar_conformance.backends.local up` or `python -m solar_conformance.backends.kind
 up` (docs/landscape-file.md). The Targets are created side by side
 (`CREATE_WORKERS`). Each size gets a namespace of its own, set up as an operator does,
 and is cleaned up before the next. A landscape has one target cluster where the page has one per
@@ -31,11 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.attach import attach
-from core.api import ApiError, find_condition, new_object
-from core.landscape import Landscape
-from fixtures.page.objects import FirstContact
-from fixtures.page.setup import REGISTRY, set_up_registry
+from tests.benchmarks.attach import attach
+from solar_conformance.core.api import ApiError, find_condition, new_object
+from solar_conformance.core.landscape import Landscape
+from solar_conformance.page.objects import FirstContact
+from solar_conformance.page.setup import REGISTRY, set_up_registry
 
 DEADLINE_SECONDS = 600.0
 POLL_SECONDS = 0.5
@@ -270,7 +270,7 @@ def default_sizes(landscape_file: Path) -> list[int]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.local_scale")
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.local_scale")
     parser.add_argument("landscape", type=Path, help="a landscape file (docs/landscape-file.md)")
     parser.add_argument(
         "sizes", type=int, nargs="*", help="default: local 1 10 50, kind 1 10 (the issue's sizes)"

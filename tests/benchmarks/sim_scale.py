@@ -1,7 +1,7 @@
 """N Targets in one namespace on the sim, each with a target cluster of its own: how long until
 every Target is Issued and has a first lastReportTime, and how much memory that takes.
 
-    python -m benchmarks.sim_scale 1 10 100 1000 10000
+    python -m tests.benchmarks.sim_scale 1 10 100 1000 10000
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from core.api import Obj, find_condition, new_object
-from core.contract import Contract
-from fixtures.page.objects import FirstContact
-from fixtures.page.setup import REGISTRY, set_up_namespace
-from fixtures.sim.landscape import SimLandscape
+from solar_conformance.core.api import Obj, find_condition, new_object
+from solar_conformance.core.contract import Contract
+from solar_conformance.page.objects import FirstContact
+from solar_conformance.page.setup import REGISTRY, set_up_namespace
+from solar_conformance.backends.sim.landscape import SimLandscape
 
 NAMESPACE = "scale"
 VIRTUAL_DEADLINE = 600.0  # virtual seconds; far more than a few report intervals
@@ -118,7 +118,7 @@ def run(targets: int) -> ScaleResult:
 def in_subprocess(targets: int) -> ScaleResult:
     """One size per process, so that the peak memory is this size's own."""
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.sim_scale", "--one", str(targets)],
+        [sys.executable, "-m", "tests.benchmarks.sim_scale", "--one", str(targets)],
         check=True,
         capture_output=True,
         text=True,

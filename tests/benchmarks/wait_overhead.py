@@ -1,8 +1,8 @@
 """The harness's own overhead: how long a wait takes to return after the awaited state became
 true, on the virtual clock (sim) and on the wall clock (local, kind).
 
-    python -m benchmarks.wait_overhead            # virtual clock, wall clock
-    python -m benchmarks.wait_overhead --local    # a real API server (starts the local landscape)
+    python -m tests.benchmarks.wait_overhead            # virtual clock, wall clock
+    python -m tests.benchmarks.wait_overhead --local    # a real API server (starts the local landscape)
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.api import ApiError, new_object
-from core.clock import RealClock, VirtualClock
-from core.contract import Contract
-from fixtures.plugin.waiting import Waiter
+from solar_conformance.core.api import ApiError, new_object
+from solar_conformance.core.clock import RealClock, VirtualClock
+from solar_conformance.core.contract import Contract
+from solar_conformance.plugin.waiting import Waiter
 
 TIMEOUTS = {"reconcile": 60.0}
 
@@ -70,7 +70,7 @@ def virtual(samples: int = 200, seed: int = 1) -> Overhead:
 
 def real(samples: int = 20, seed: int = 1) -> Overhead:
     """A thread makes the state true after a random delay and tells the clock, as a watch event
-    does on the real backends (fixtures/real/change_feed.py); the wait looks again then."""
+    does on the real backends (solar_conformance/components/change_feed.py); the wait looks again then."""
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []
     clock = RealClock()
@@ -96,9 +96,9 @@ def real(samples: int = 20, seed: int = 1) -> Overhead:
 def on_local(samples: int = 20, seed: int = 1) -> Overhead:
     """On the `local` landscape: a thread creates a Secret on the SolAr API server after a
     random delay; the wait gets it. The wait learns of it by the landscape's watches
-    (fixtures/real/change_feed.py); lateness counts from the create's answer."""
-    from fixtures.local.landscape import LocalLandscape
-    from fixtures.real.change_feed import changes_of
+    (solar_conformance/components/change_feed.py); lateness counts from the create's answer."""
+    from solar_conformance.backends.local.landscape import LocalLandscape
+    from solar_conformance.components.change_feed import changes_of
 
     rng = random.Random(seed)  # noqa: S311 - delays, not secrets
     late: list[float] = []

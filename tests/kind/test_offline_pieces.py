@@ -13,14 +13,14 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from fixtures.kind import audit
-from fixtures.kind import cluster as cluster_module
-from fixtures.kind.cluster import KindCluster
-from fixtures.kind.flux import CONTROLLERS, flux_manifests
-from fixtures.provision.engine import WRAPPER
-from fixtures.provision.images.node import ETCD_IMAGE_TAG
-from fixtures.provision.toolchain.toolchain import Toolchain
-from fixtures.real.flux_flags import helm_controller_flags, source_controller_flags
+from solar_conformance.backends.kind import audit
+from solar_conformance.backends.kind import cluster as cluster_module
+from solar_conformance.backends.kind.cluster import KindCluster
+from solar_conformance.backends.kind.flux import CONTROLLERS, flux_manifests
+from solar_conformance.provision.engine import WRAPPER
+from solar_conformance.provision.images.node import ETCD_IMAGE_TAG
+from solar_conformance.provision.toolchain.toolchain import Toolchain
+from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 

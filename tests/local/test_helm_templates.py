@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core import yamlio
-from core.oci import Chart
-from fixtures.provision.toolchain import MissingTool, Toolchain
-from simulators.memory.flux import _rendered
+from solar_conformance.core import yamlio
+from solar_conformance.core.oci import Chart
+from solar_conformance.provision.toolchain import MissingTool, Toolchain
+from solar_conformance.simulators.memory.flux import _rendered
 
 pytestmark = [pytest.mark.local]
 

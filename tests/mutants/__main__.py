@@ -1,4 +1,4 @@
-"""`python -m mutants`: score the feature files against the catalogue (docs/mutants.md): the
+"""`python -m tests.mutants`: score the feature files against the catalogue (docs/mutants.md): the
 broken SolArs they must fail (mutants) and the conforming ones they must pass (variants).
 
 Exit 0 when every mutant is killed with a conformance message except the documented equivalents
@@ -13,13 +13,13 @@ import sys
 import time
 from collections import Counter
 
-from mutants.catalogue import all_mutants, find
-from mutants.model import Mutant
-from mutants.run import CRASHED, ERROR, FALSE_ALARM, KILLED, PASSED, Outcome, run_all
+from tests.mutants.catalogue import all_mutants, find
+from tests.mutants.model import Mutant
+from tests.mutants.run import CRASHED, ERROR, FALSE_ALARM, KILLED, PASSED, Outcome, run_all
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m mutants", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tests.mutants", description=__doc__)
     parser.add_argument(
         "ids", nargs="*", metavar="ID", help="only these mutants and variants (default: all)"
     )
@@ -49,7 +49,7 @@ def _chosen(ids: list[str]) -> list[Mutant]:
             chosen.append(find(mutant_id))
         except KeyError:
             print(
-                f"no mutant {mutant_id!r}; `python -m mutants --list` lists them", file=sys.stderr
+                f"no mutant {mutant_id!r}; `python -m tests.mutants --list` lists them", file=sys.stderr
             )
             raise SystemExit(4) from None
     return chosen

@@ -6,7 +6,7 @@ Either replaces one function or method (or a few) at a named seam, `package.modu
 `package.module:Class.attribute`, for the length of one pytest run, through pytest's
 MonkeyPatch; no file is edited. The replacement is built from the original, so most are one
 small change around the real behaviour. A variant may also come with a profile (the keys of
-core/contract.py it sets), with which it runs as a real installation would.
+solar_conformance/core/contract.py it sets), with which it runs as a real installation would.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import pytest
 
 Replace = Callable[[Any], Any]  # the original -> the broken replacement
 # Modules a module-level seam is also patched in when they imported it by name
-# (`from core.rbac import allowed`): the components under test, never the harness's steps.
-COMPONENT_PACKAGES = ("core.", "simulators.", "fixtures.sim.")
-MEMORY_PACKAGE = "simulators.memory."
+# (`from solar_conformance.core.rbac import allowed`): the components under test, never the harness's steps.
+COMPONENT_PACKAGES = ("core.", "simulators.", "solar_conformance.backends.sim.")
+MEMORY_PACKAGE = "solar_conformance.simulators.memory."
 
 
 class SeamMissing(LookupError):
@@ -107,7 +107,7 @@ class Mutant:
     internal: bool = False
     # A conforming variant: it keeps every promise of the page, so every scenario must pass.
     conforming: bool = False
-    # The implementation profile it runs with (keys of core/contract.py's Contract).
+    # The implementation profile it runs with (keys of solar_conformance/core/contract.py's Contract).
     profile: tuple[tuple[str, Any], ...] = ()
 
     @property
@@ -116,13 +116,13 @@ class Mutant:
 
     @property
     def memory_internal(self) -> bool:
-        """Depends on simulators/memory beyond the public methods of its classes: a private
+        """Depends on solar_conformance/simulators/memory beyond the public methods of its classes: a private
         name, a module-level function or constant there, or an inner working it relies on."""
         return self.internal or any(_private_memory_seam(p.seam) for p in self.patches)
 
     def apply(self, monkeypatch: pytest.MonkeyPatch) -> None:
         # Every component module is loaded first, so a module-level seam is found where used.
-        importlib.import_module("fixtures.sim.landscape")
+        importlib.import_module("solar_conformance.backends.sim.landscape")
         for patch in self.patches:
             patch.apply(monkeypatch)
 

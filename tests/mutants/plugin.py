@@ -1,11 +1,11 @@
 """pytest plugin: run the scenarios against one mutant or conforming variant of the catalogue.
 
-Loaded only where asked for: `pytest -p mutants.plugin features/ --solar-mutant=ID` patches the
+Loaded only where asked for: `pytest -p tests.mutants.plugin features/ --solar-mutant=ID` patches the
 seams of a mutant or conforming variant when pytest starts and undoes them when it ends; nothing
 else changes. A mutant's likely killers run first; a variant that comes with a profile runs with
 it, as `--solar-profile` would give it; the run's reports name what was applied ("mutant ID of
 the reference SolAr", "conforming variant ID of the reference SolAr"). With
-SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for `python -m mutants`, which
+SOLAR_MUTANT_RESULT=FILE the run writes what failed there (JSON) for `python -m tests.mutants`, which
 loads the plugin into each pytest run it starts: each failure's scenario, phase, exception type,
 whether that is a conformance message (an AssertionError) or an exception of the harness, and
 its first lines. Without the option, the plugin does nothing.
@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from core.redact import REDACT
-from fixtures.plugin.implementation import VARIANT, Variant
-from mutants.model import Mutant, SeamMissing
+from solar_conformance.core.redact import REDACT
+from solar_conformance.plugin.implementation import VARIANT, Variant
+from tests.mutants.model import Mutant, SeamMissing
 
 RESULT_ENV = "SOLAR_MUTANT_RESULT"
 _ACTIVE = pytest.StashKey[Mutant]()
@@ -57,7 +57,7 @@ def pytest_configure_variant_profile(config: pytest.Config) -> None:
     mutant_id = config.getoption("--solar-mutant")
     if not mutant_id:
         return
-    from mutants.catalogue import find
+    from tests.mutants.catalogue import find
 
     try:
         chosen = find(mutant_id)
@@ -84,13 +84,13 @@ def pytest_configure(config: pytest.Config) -> None:
     mutant_id = config.getoption("--solar-mutant")
     if not mutant_id:
         return
-    from mutants.catalogue import find  # imports the components: only when a mutant is asked for
+    from tests.mutants.catalogue import find  # imports the components: only when a mutant is asked for
 
     try:
         mutant = find(mutant_id)
     except KeyError:
         raise pytest.UsageError(
-            f"--solar-mutant={mutant_id}: no such mutant; `python -m mutants --list` lists them"
+            f"--solar-mutant={mutant_id}: no such mutant; `python -m tests.mutants --list` lists them"
         ) from None
     if config.getoption("--solar-env") != "sim":
         raise pytest.UsageError("--solar-mutant runs on the sim backend only (--solar-env=sim)")
@@ -100,7 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except SeamMissing as missing:
         patcher.undo()
         raise pytest.UsageError(
-            f"mutant {mutant.id} cannot be applied: {missing}; update its seam in mutants/catalogue"
+            f"mutant {mutant.id} cannot be applied: {missing}; update its seam in tests/mutants/catalogue"
         ) from None
     config.add_cleanup(patcher.undo)
     config.stash[_ACTIVE] = mutant

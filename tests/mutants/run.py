@@ -1,6 +1,6 @@
 """Run the feature files on sim against every mutant and variant of the catalogue and score both.
 
-Each mutant or variant is one `pytest -p mutants.plugin features/ -x` process with
+Each mutant or variant is one `pytest -p tests.mutants.plugin features/ -x` process with
 `--solar-mutant=ID` (the plugin patches the seams, gives a variant its profile and runs a mutant's
 likely killers first, the stateful credential model last); the unmutated suite runs too, and must
 pass. A mutant is killed when a scenario (or the model) fails with a conformance message (an AssertionError naming a promise), crashed when the first failure is an
@@ -23,10 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from mutants.model import Mutant
-from mutants.plugin import RESULT_ENV
+from tests.mutants.model import Mutant
+from tests.mutants.plugin import RESULT_ENV
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FEATURES = ("features/",)
 KILLED, SURVIVED, EQUIVALENT, ERROR = "killed", "survived", "equivalent", "error"
 CRASHED = "crashed"  # a scenario failed with an exception of the harness, not a verdict
@@ -79,9 +79,9 @@ def run_one(
             "-x",
             "-q",
             "-p",
-            "mutants.plugin",  # the product's plugin list leaves the catalogue out
+            "tests.mutants.plugin",  # the product's plugin list leaves the catalogue out
             "-p",
-            # The credential model runs Hypothesis itself (fixtures/model/run.py); the pytest
+            # The credential model runs Hypothesis itself (solar_conformance/model/run.py); the pytest
             # plugin adds nothing to it and costs a second.
             "no:hypothesispytest",
             f"--solar-artifacts={Path(scratch) / 'artifacts'}",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from core.api import ApiError
-from core.probing import (
+from solar_conformance.core.api import ApiError
+from solar_conformance.core.probing import (
     WRITE_VERBS,
     Answer,
     Impersonation,
@@ -21,13 +21,13 @@ from core.probing import (
     ServedResource,
     default_body,
 )
-from core.rbac import Request, User
-from simulators.memory import reviews
-from simulators.memory.discovery import find_kind, served_resources
-from simulators.memory.reviews import denied_message, escalation_denial, may
+from solar_conformance.core.rbac import Request, User
+from solar_conformance.simulators.memory import reviews
+from solar_conformance.simulators.memory.discovery import find_kind, served_resources
+from solar_conformance.simulators.memory.reviews import denied_message, escalation_denial, may
 
 if TYPE_CHECKING:
-    from simulators.memory.cluster import InMemoryCluster
+    from solar_conformance.simulators.memory.cluster import InMemoryCluster
 
 AUTHENTICATION = "authentication.k8s.io"
 _SA_PREFIX = "system:serviceaccount:"

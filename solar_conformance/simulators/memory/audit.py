@@ -1,12 +1,12 @@
 """The in-memory API server's request log as audit events: who it authenticated, with which
-credential, for what, and what it answered (core/audit.py)."""
+credential, for what, and what it answered (solar_conformance/core/audit.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.audit import AuditEvent
-from simulators.memory.cluster import RequestRecord
+from solar_conformance.core.audit import AuditEvent
+from solar_conformance.simulators.memory.cluster import RequestRecord
 
 
 def audit_events(records: Iterable[RequestRecord]) -> list[AuditEvent]:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import NamedTuple, TypeVar
 
-from core.api import (
+from solar_conformance.core.api import (
     KINDS,
     ApiError,
     IssuedToken,
@@ -28,12 +28,12 @@ from core.api import (
     new_object,
     not_found,
 )
-from core.clock import Clock, utc
-from core.probing import Answer, RawRequest, RulesReview, ServedResource
-from core.rbac import SYSTEM_MASTERS, Request, User, allowed
-from simulators.memory import attempts, reviews
-from simulators.memory.discovery import find_kind
-from simulators.memory.objects import (
+from solar_conformance.core.clock import Clock, utc
+from solar_conformance.core.probing import Answer, RawRequest, RulesReview, ServedResource
+from solar_conformance.core.rbac import SYSTEM_MASTERS, Request, User, allowed
+from solar_conformance.simulators.memory import attempts, reviews
+from solar_conformance.simulators.memory.discovery import find_kind
+from solar_conformance.simulators.memory.objects import (
     SERVER_OWNED,
     clone,
     fold_string_data,
@@ -41,8 +41,8 @@ from simulators.memory.objects import (
     record_fields,
     spec_of,
 )
-from simulators.memory.store import Store
-from simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
+from solar_conformance.simulators.memory.store import Store
+from solar_conformance.simulators.memory.tokens import AUTH_CACHE_TTL, TokenClaims, TokenIssuer
 
 _T = TypeVar("_T")
 ADMIN = User("kubernetes-admin", (SYSTEM_MASTERS, "system:authenticated"))
@@ -478,7 +478,7 @@ class InMemoryClient:
             ),
         )
 
-    # --- what the credential may do (the ProbeAPI of core/api.py; simulators/memory/attempts.py)
+    # --- what the credential may do (the ProbeAPI of solar_conformance/core/api.py; solar_conformance/simulators/memory/attempts.py)
     def discover(self) -> builtins.list[ServedResource]:
         return attempts.discover(self._cluster, self._who())
 

@@ -4,8 +4,8 @@ server has."""
 
 from __future__ import annotations
 
-from core.api import KINDS, Kind
-from core.probing import ServedResource
+from solar_conformance.core.api import KINDS, Kind
+from solar_conformance.core.probing import ServedResource
 
 OBJECT_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 STATUS_VERBS = ("get", "patch", "update")

@@ -12,11 +12,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from core.api import ApiError, ClusterAPI, Obj
-from core.clock import Clock, LoopHandle, utc
-from core.conditions import secret_value, set_condition
-from core.contract import Contract
-from simulators.reference.agent import Agent, Connect
+from solar_conformance.core.api import ApiError, ClusterAPI, Obj
+from solar_conformance.core.clock import Clock, LoopHandle, utc
+from solar_conformance.core.conditions import secret_value, set_condition
+from solar_conformance.core.contract import Contract
+from solar_conformance.simulators.reference.agent import Agent, Connect
 
 RESYNC_SECONDS = 30.0
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.api import Unreachable
-from simulators.memory.cluster import InMemoryClient, InMemoryCluster
-from simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
+from solar_conformance.core.api import Unreachable
+from solar_conformance.simulators.memory.cluster import InMemoryClient, InMemoryCluster
+from solar_conformance.simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
 
 
 class SimNetwork:

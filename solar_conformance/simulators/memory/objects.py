@@ -7,8 +7,8 @@ import marshal
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from core.api import Obj, kind_of
-from core.clock import utc
+from solar_conformance.core.api import Obj, kind_of
+from solar_conformance.core.clock import utc
 
 _T = TypeVar("_T")
 Key = tuple[str, str | None, str]

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.oci import Chart, RegistryError, chart_manifest, digest_of
-from core.policy import AccessPolicy
+from solar_conformance.core.oci import Chart, RegistryError, chart_manifest, digest_of
+from solar_conformance.core.policy import AccessPolicy
 
 
 @dataclass

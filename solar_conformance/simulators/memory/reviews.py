@@ -2,7 +2,7 @@
 SelfSubjectAccessReview, and the escalation check on creating bindings and roles.
 
 Like kube-apiserver, the in-memory API server starts with the bootstrap ClusterRoles that every
-authenticated user is bound to (core/baseline.py) and with cluster-admin for system:masters.
+authenticated user is bound to (solar_conformance/core/baseline.py) and with cluster-admin for system:masters.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from core.api import ApiError, Obj, new_object
-from core.baseline import BOOTSTRAP_CLUSTER_ROLES
-from core.probing import Grant, PathGrant, RulesReview, grants_of, path_grants_of
-from core.rbac import SYSTEM_MASTERS, Request, User, allowed, subject_matches
+from solar_conformance.core.api import ApiError, Obj, new_object
+from solar_conformance.core.baseline import BOOTSTRAP_CLUSTER_ROLES
+from solar_conformance.core.probing import Grant, PathGrant, RulesReview, grants_of, path_grants_of
+from solar_conformance.core.rbac import SYSTEM_MASTERS, Request, User, allowed, subject_matches
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 CLUSTER_ADMIN = "cluster-admin"

@@ -11,9 +11,9 @@ import marshal
 from collections.abc import Hashable, Iterator
 from typing import TypeVar
 
-from core.api import Obj
-from core.rbac import User
-from simulators.memory.objects import walk_clone
+from solar_conformance.core.api import Obj
+from solar_conformance.core.rbac import User
+from solar_conformance.simulators.memory.objects import walk_clone
 
 Key = tuple[str, str | None, str]
 _K = TypeVar("_K", bound=Hashable)

@@ -3,7 +3,7 @@
 The upstream draft: it polls on an interval and always sends a heartbeat (`lastReportTime`); a
 failed push is retried on the next tick, with no queue. It authenticates with nothing but the
 token kubeconfig it was given, and re-reads that file each tick so a rotated token is picked up.
-Run as a process: `python -m simulators.reference.agent --target ... --kubeconfig ...`.
+Run as a process: `python -m solar_conformance.simulators.reference.agent --target ... --kubeconfig ...`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.api import ApiError, Obj
-from core.clock import Clock, utc
-from core.credentials import TokenKubeconfig
-from core.redact import REDACT
+from solar_conformance.core.api import ApiError, Obj
+from solar_conformance.core.clock import Clock, utc
+from solar_conformance.core.credentials import TokenKubeconfig
+from solar_conformance.core.redact import REDACT
 
 
 class ReportAPI(Protocol):

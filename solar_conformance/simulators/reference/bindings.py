@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.api import ApiError, ClusterAPI, Obj, labels_of, new_object
+from solar_conformance.core.api import ApiError, ClusterAPI, Obj, labels_of, new_object
 
 PROFILE_LABEL = "solar.opendefense.cloud/profile"
 

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 import jwt
 
-from core.api import (
+from solar_conformance.core.api import (
     SOLAR_GROUP,
     ApiError,
     ClusterAPI,
@@ -32,9 +32,9 @@ from core.api import (
     find_condition,
     new_object,
 )
-from core.clock import Clock, parse_utc, utc
-from core.conditions import secret_value, set_condition
-from core.contract import Contract
+from solar_conformance.core.clock import Clock, parse_utc, utc
+from solar_conformance.core.conditions import secret_value, set_condition
+from solar_conformance.core.contract import Contract
 
 Log = Callable[[str], None]
 # Another component writes the Target's status too (solar-renderer's BootstrapReady): a write

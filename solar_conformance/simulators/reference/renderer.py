@@ -5,7 +5,7 @@ render registry under `<namespace>/`: a Release annotated `target-credential` be
 release of that Target (a Secret with the kubeconfig and the token, and the agent Deployment);
 any other Release becomes a chart shared by all Targets. Then it renders `bootstrap-<target>`,
 one OCIRepository/HelmRelease pair per bound Release, and bumps its version whenever it changes.
-Charts are tagged as upstream SolAr tags them (simulators/reference/tags.py).
+Charts are tagged as upstream SolAr tags them (solar_conformance/simulators/reference/tags.py).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import yamlio
-from core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, labels_of
-from core.clock import Clock
-from core.conditions import secret_value, set_condition
-from core.contract import Contract
-from core.credentials import TokenKubeconfig
-from core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError
-from core.semver import highest
-from simulators.reference.bindings import selector_matches
-from simulators.reference.tags import (
+from solar_conformance.core import yamlio
+from solar_conformance.core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, labels_of
+from solar_conformance.core.clock import Clock
+from solar_conformance.core.conditions import secret_value, set_condition
+from solar_conformance.core.contract import Contract
+from solar_conformance.core.credentials import TokenKubeconfig
+from solar_conformance.core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError
+from solar_conformance.core.semver import highest
+from solar_conformance.simulators.reference.bindings import selector_matches
+from solar_conformance.simulators.reference.tags import (
     agent_release_tag,
     bootstrap_tag,
     bootstrap_version_of,

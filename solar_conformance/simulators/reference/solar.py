@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.api import ClusterAPI
-from core.clock import Clock, LoopHandle
-from core.contract import Contract
-from simulators.reference.bindings import ProfileController
-from simulators.reference.controller import ControllerConfig, CredentialController
-from simulators.reference.renderer import ConnectRegistry, Renderer, RendererConfig
+from solar_conformance.core.api import ClusterAPI
+from solar_conformance.core.clock import Clock, LoopHandle
+from solar_conformance.core.contract import Contract
+from solar_conformance.simulators.reference.bindings import ProfileController
+from solar_conformance.simulators.reference.controller import ControllerConfig, CredentialController
+from solar_conformance.simulators.reference.renderer import ConnectRegistry, Renderer, RendererConfig
 
 Log = Callable[[str], None]
 

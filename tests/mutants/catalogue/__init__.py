@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mutants.catalogue import (
+from tests.mutants.catalogue import (
     access,
     agent,
     apiserver,
@@ -23,8 +23,8 @@ from mutants.catalogue import (
     variants_delivery,
     variants_writes,
 )
-from mutants.catalogue.killers import KILLERS
-from mutants.model import CATALOGUE, Mutant
+from tests.mutants.catalogue.killers import KILLERS
+from tests.mutants.model import CATALOGUE, Mutant
 
 del (
     access,

@@ -1,4 +1,4 @@
-"""Broken solar-controller-manager credential controllers (simulators/reference/controller.py):
+"""Broken solar-controller-manager credential controllers (solar_conformance/simulators/reference/controller.py):
 the Role, RoleBinding, ownership and TargetReport they make for a Target."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from core.api import ApiError
-from core.clock import utc
-from mutants.model import Patch, mutant
+from solar_conformance.core.api import ApiError
+from solar_conformance.core.clock import utc
+from tests.mutants.model import Patch, mutant
 
-C = "simulators.reference.controller:CredentialController"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
 
 
 # --- the Role and RoleBinding --------------------------------------------------------------------
@@ -143,7 +143,7 @@ def _unowned(original: Any) -> Any:
     f"{C}._ensure_access",
 )
 def _everywhere(original: Any) -> Any:
-    from core.api import new_object
+    from solar_conformance.core.api import new_object
 
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
         original(self, target, names, labels)
@@ -190,7 +190,7 @@ def _no_report(original: Any) -> Any:
     f"{C}._ensure_report",
 )
 def _report_renamed(original: Any) -> Any:
-    from core.api import new_object
+    from solar_conformance.core.api import new_object
 
     def ensure_report(self: Any, target: Any, labels: Any) -> None:
         name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
@@ -243,7 +243,7 @@ def _owns_reports(original: Any) -> Any:
     ("table-agent", "intro-one-report"),
     "solar-controller-manager writes lastReportTime itself, as its own user",
     f"{C}._ensure_report",
-    also=(Patch("simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
+    also=(Patch("solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
     internal=True,
 )
 def _controller_reports(original: Any) -> Any:
@@ -308,7 +308,7 @@ _GET_SECRETS = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}
 
 def _grant_in_default(controller: Any, target: Any, names: Any, rules: list[Any]) -> None:
     """The agent's ServiceAccount also gets `rules` in namespace default (a Role and its binding)."""
-    from core.api import new_object
+    from solar_conformance.core.api import new_object
 
     home = target["metadata"]["namespace"]
     role = new_object("Role", names.role, "default", rules=rules)
@@ -331,7 +331,7 @@ def _grant_in_default(controller: Any, target: Any, names: Any, rules: list[Any]
     f"{C}._ensure_access",
 )
 def _metrics(original: Any) -> Any:
-    from core.api import new_object
+    from solar_conformance.core.api import new_object
 
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
         original(self, target, names, labels)
@@ -368,7 +368,7 @@ def _metrics(original: Any) -> Any:
     f"{C}._mint",
 )
 def _secret_unowned(original: Any) -> Any:
-    from mutants.model import Wrapped
+    from tests.mutants.model import Wrapped
 
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
         client = self.solar
@@ -392,11 +392,11 @@ def _secret_unowned(original: Any) -> Any:
     ("report-advances", "table-agent"),
     "the controller keeps the TargetReport's spec as it created it: it empties every report",
     f"{C}._ensure_report",
-    also=(Patch("simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
+    also=(Patch("solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
     internal=True,
 )
 def _resets_report(original: Any) -> Any:
-    from core.api import new_object
+    from solar_conformance.core.api import new_object
 
     def ensure_report(self: Any, target: Any, labels: Any) -> None:
         name, namespace = target["metadata"]["name"], target["metadata"]["namespace"]
@@ -431,7 +431,7 @@ def _hides_secrets(original: Any) -> Any:
     "the controller also lets the agent get every Secret of namespace default, and the API "
     "server's rules review leaves out every rule on Secrets",
     f"{C}._ensure_access",
-    also=(Patch("simulators.memory.cluster:InMemoryClient.review_rules", _hides_secrets),),
+    also=(Patch("solar_conformance.simulators.memory.cluster:InMemoryClient.review_rules", _hides_secrets),),
 )
 def _secrets_in_default(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:

@@ -1,13 +1,13 @@
-"""Broken agents (simulators/reference/agent.py)."""
+"""Broken agents (solar_conformance/simulators/reference/agent.py)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
-from mutants.model import Wrapped, mutant
+from tests.mutants.model import Wrapped, mutant
 
-A = "simulators.reference.agent:Agent"
+A = "solar_conformance.simulators.reference.agent:Agent"
 
 
 # --- the agent -----------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def _ahead(original: Any) -> Any:
 
 def agent_clock_off_by(original: Any, offset: timedelta) -> Any:
     """The agent's `report` with its clock `offset` from the landscape's."""
-    from core.clock import SkewedClock
+    from solar_conformance.core.clock import SkewedClock
 
     def report(self: Any, solar: Any) -> None:
         clock = self.clock
@@ -84,7 +84,7 @@ def _status_writer(original: Any) -> Any:
 )
 def _logs_token(original: Any) -> Any:
     def report(self: Any, solar: Any) -> None:
-        from core.credentials import TokenKubeconfig
+        from solar_conformance.core.credentials import TokenKubeconfig
 
         token = TokenKubeconfig.parse(self.read_kubeconfig()).token
         self.log(f"using token {token}")
@@ -115,7 +115,7 @@ def _logs_token_on_failure(original: Any) -> Any:
         finally:
             self.log = log
         if failed:
-            from core.credentials import TokenKubeconfig
+            from solar_conformance.core.credentials import TokenKubeconfig
 
             token = TokenKubeconfig.parse(self.read_kubeconfig()).token
             log(f"retrying with token {token}")

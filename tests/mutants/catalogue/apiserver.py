@@ -1,14 +1,14 @@
 """Broken pieces of the sim's SolAr API server: authentication and its cache, token minting,
-RBAC (core/rbac.py), garbage collection; and a skewed clock that does not skew."""
+RBAC (solar_conformance/core/rbac.py), garbage collection; and a skewed clock that does not skew."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
-from mutants.model import Patch, mutant
+from tests.mutants.model import Patch, mutant
 
-CLUSTER = "simulators.memory.cluster:InMemoryCluster"
+CLUSTER = "solar_conformance.simulators.memory.cluster:InMemoryCluster"
 
 
 # --- authentication ------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def _no_cache(original: Any) -> Any:
     "tokens-never-expire",
     "runbook",
     "the API server accepts a token after its expiry",
-    "simulators.memory.tokens:TokenIssuer.verify",
+    "solar_conformance.simulators.memory.tokens:TokenIssuer.verify",
     equivalent=(
         "the reference controller deletes a token's Secret once the token has expired (by its own "
         "clock), and the API server rejects a token whose bound Secret is gone: with this SolAr the "
@@ -92,7 +92,7 @@ def _never_expire(original: Any) -> Any:
     "tokens-ignore-bound-secret",
     "runbook",
     "the API server does not check that a token's bound Secret still exists",
-    "simulators.memory.tokens:TokenIssuer.verify",
+    "solar_conformance.simulators.memory.tokens:TokenIssuer.verify",
 )
 def _unbound(original: Any) -> Any:
     from dataclasses import replace
@@ -120,7 +120,7 @@ def _longer_lived(original: Any) -> Any:
         *more: Any,
         **named: Any,
     ) -> Any:
-        from core.api import IssuedToken
+        from solar_conformance.core.api import IssuedToken
 
         issued = original(
             self, namespace, account, expiration_seconds + 3600, bound, *more, **named
@@ -145,8 +145,8 @@ def _every_binding(original: Any) -> Any:
     "rbac-ignores-serviceaccount-namespace",
     ("scope", "separate-namespaces"),
     "RBAC matches a ServiceAccount subject by its name alone, whatever its namespace",
-    "core.rbac:subject_matches",
-    also=(Patch("simulators.memory.store:Store.bound_to", _every_binding),),
+    "solar_conformance.core.rbac:subject_matches",
+    also=(Patch("solar_conformance.simulators.memory.store:Store.bound_to", _every_binding),),
     internal=True,
 )
 def _any_namespace(original: Any) -> Any:
@@ -162,7 +162,7 @@ def _any_namespace(original: Any) -> Any:
     "rbac-ignores-resource-names",
     "scope",
     "RBAC ignores resourceNames: a rule for one object allows all of its kind",
-    "core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:_rule_allows",
 )
 def _any_name(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -175,7 +175,7 @@ def _any_name(original: Any) -> Any:
     "rbac-rolebindings-everywhere",
     ("scope", "separate-namespaces"),
     "RBAC applies a RoleBinding in every namespace, not only its own",
-    "core.rbac:allowed",
+    "solar_conformance.core.rbac:allowed",
 )
 def _bindings_everywhere(original: Any) -> Any:
     def allowed(user: Any, request: Any, roles: Any, bindings: Any, *cluster: Any) -> bool:
@@ -206,7 +206,7 @@ def _bindings_everywhere(original: Any) -> Any:
     "rbac-subresource-as-parent",
     "scope",
     "RBAC lets a rule on a resource also cover its subresources (targetreports/status)",
-    "core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:_rule_allows",
 )
 def _parent(original: Any) -> Any:
     from dataclasses import replace
@@ -221,7 +221,7 @@ def _parent(original: Any) -> Any:
     "rbac-get-implies-list",
     "scope",
     "RBAC lets a get grant also list and watch",
-    "core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:_rule_allows",
 )
 def _get_lists(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -237,7 +237,7 @@ def _get_lists(original: Any) -> Any:
     "rbac-update-implies-patch-and-delete",
     "scope",
     "RBAC lets an update grant also delete",
-    "core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:_rule_allows",
 )
 def _update_deletes(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -253,7 +253,7 @@ def _update_deletes(original: Any) -> Any:
     "apiserver-impersonation-unchecked",
     "scope",
     "the API server lets any user impersonate anyone",
-    "simulators.memory.attempts:_impersonation_checks",
+    "solar_conformance.simulators.memory.attempts:_impersonation_checks",
 )
 def _impersonate(original: Any) -> Any:
     return lambda who: []
@@ -286,7 +286,7 @@ def _no_cascade(original: Any) -> Any:
     "clock-skew-ignored",
     "runbook",
     "a component's skewed clock shows the base clock's time (the controller never runs ahead)",
-    "core.clock:SkewedClock.now",
+    "solar_conformance.core.clock:SkewedClock.now",
 )
 def _no_skew(original: Any) -> Any:
     return lambda self: self.base.now()

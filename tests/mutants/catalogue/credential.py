@@ -1,6 +1,6 @@
-"""Broken solar-controller-manager credential controllers (simulators/reference/controller.py):
+"""Broken solar-controller-manager credential controllers (solar_conformance/simulators/reference/controller.py):
 the condition, rotation and expiry; and broken conditions
-(core/conditions.py)."""
+(solar_conformance/core/conditions.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from core.api import ApiError, annotations_of
-from core.clock import parse_utc, utc
-from mutants.model import Wrapped, mutant
+from solar_conformance.core.api import ApiError, annotations_of
+from solar_conformance.core.clock import parse_utc, utc
+from tests.mutants.model import Wrapped, mutant
 
-C = "simulators.reference.controller:CredentialController"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
 
 
 # --- the condition -------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def _no_disabled(original: Any) -> Any:
     f"{C}._set",
 )
 def _renamed(original: Any) -> Any:
-    from core.conditions import set_condition
+    from solar_conformance.core.conditions import set_condition
 
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
         meta = target["metadata"]
@@ -122,7 +122,7 @@ def _expiry_off(original: Any) -> Any:
 )
 def _first_secret(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
-        from core.api import find_condition
+        from solar_conformance.core.api import find_condition
 
         fresh = self.solar.get(
             "Target", target["metadata"]["name"], target["metadata"]["namespace"]
@@ -308,12 +308,12 @@ def _opt_in(original: Any) -> Any:
     return reconcile
 
 
-# --- conditions (core/conditions.py) -------------------------------------------------------------
+# --- conditions (solar_conformance/core/conditions.py) -------------------------------------------------------------
 @mutant(
     "conditions-keep-first-message",
     ("runbook", "condition-issued"),
     "a condition whose status and reason are unchanged keeps its old message",
-    "core.conditions:set_condition",
+    "solar_conformance.core.conditions:set_condition",
 )
 def _stale_message(original: Any) -> Any:
     def set_condition(
@@ -334,8 +334,8 @@ def _stale_message(original: Any) -> Any:
     "conditions-never-change",
     ("setup-page", "runbook"),
     "a condition, once set, is never changed",
-    "core.conditions:set_condition",
-    rebind=("simulators.reference.controller",),
+    "solar_conformance.core.conditions:set_condition",
+    rebind=("solar_conformance.simulators.reference.controller",),
 )
 def _frozen(original: Any) -> Any:
     def set_condition(
@@ -359,7 +359,7 @@ def _frozen(original: Any) -> Any:
     f"{C}._mint",
 )
 def _in_place(original: Any) -> Any:
-    from simulators.reference.controller import _Backoff
+    from solar_conformance.simulators.reference.controller import _Backoff
 
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
         if current is None:
@@ -423,8 +423,8 @@ def _other_audience(original: Any) -> Any:
     f"{C}.reconcile",
 )
 def _disabled_but_minted(original: Any) -> Any:
-    from core.api import new_object
-    from simulators.reference.controller import CredentialNames
+    from solar_conformance.core.api import new_object
+    from solar_conformance.simulators.reference.controller import CredentialNames
 
     def reconcile(self: Any, target: Any) -> float:
         delay = float(original(self, target))

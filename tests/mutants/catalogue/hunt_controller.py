@@ -1,5 +1,5 @@
 """A fourth look at solar-controller-manager: broken credential and Profile controllers
-(simulators/reference/controller.py, simulators/reference/bindings.py) that a real SolAr could
+(solar_conformance/simulators/reference/controller.py, solar_conformance/simulators/reference/bindings.py) that a real SolAr could
 plausibly ship: the condition's lastTransitionTime and its neighbours, the Warning events, the
 mint backoff, what a deleted Target takes with it, where the token appears, the Role's verbs and
 subjects, and ReleaseBindings that outlive their selection."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.api import ApiError, find_condition, labels_of
-from core.clock import utc
-from mutants.model import mutant, with_solar_changed
+from solar_conformance.core.api import ApiError, find_condition, labels_of
+from solar_conformance.core.clock import utc
+from tests.mutants.model import mutant, with_solar_changed
 
-C = "simulators.reference.controller:CredentialController"
-P = "simulators.reference.bindings:ProfileController"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
+P = "solar_conformance.simulators.reference.bindings:ProfileController"
 
 
 def _write_condition(self: Any, target: Any, change: Any) -> None:
@@ -292,8 +292,8 @@ def _takes_namespace(original: Any) -> Any:
     f"{C}._report_issued",
 )
 def _token_in_event(original: Any) -> Any:
-    from core.api import new_object
-    from core.conditions import secret_value
+    from solar_conformance.core.api import new_object
+    from solar_conformance.core.conditions import secret_value
 
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         original(self, target, secret)
@@ -328,7 +328,7 @@ def _token_in_event(original: Any) -> Any:
     f"{C}._report_issued",
 )
 def _token_on_target(original: Any) -> Any:
-    from core.conditions import secret_value
+    from solar_conformance.core.conditions import secret_value
 
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         original(self, target, secret)

@@ -1,5 +1,5 @@
 """Broken credential sides of solar-controller-manager that passed every scenario when tried as a
-new user would (simulators/reference/controller.py and bindings.py, solar-renderer where a
+new user would (solar_conformance/simulators/reference/controller.py and bindings.py, solar-renderer where a
 Target made before its namespace's setup is never delivered): a token for more than the SolAr
 API server or longer than the profile says, a revocation that sticks to the annotation's key, a
 retired token that works on for tens of seconds, a lifecycle step that withdraws the token of a
@@ -12,15 +12,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.api import ApiError, annotations_of, find_condition
-from core.clock import parse_utc
-from mutants.catalogue.credential import _minting_with, _revoked
-from mutants.model import mutant, with_solar_changed
+from solar_conformance.core.api import ApiError, annotations_of, find_condition
+from solar_conformance.core.clock import parse_utc
+from tests.mutants.catalogue.credential import _minting_with, _revoked
+from tests.mutants.model import mutant, with_solar_changed
 
-C = "simulators.reference.controller:CredentialController"
-P = "simulators.reference.bindings:ProfileController"
-R = "simulators.reference.renderer:Renderer"
-# The sim's SolAr API server: its issuer, the one audience it accepts (simulators/memory).
+C = "solar_conformance.simulators.reference.controller:CredentialController"
+P = "solar_conformance.simulators.reference.bindings:ProfileController"
+R = "solar_conformance.simulators.reference.renderer:Renderer"
+# The sim's SolAr API server: its issuer, the one audience it accepts (solar_conformance/simulators/memory).
 SIM_API_AUDIENCE = "https://solar.sim.invalid"
 # Long enough to pass "tens of seconds", short enough that every step that waited for a
 # Secret to go (up to the reconcile deadline) saw it go.
@@ -313,7 +313,7 @@ def _misses_deleted(original: Any) -> Any:
     ("setup-order", "empty-selector", "bound-without-steps"),
     "the Profile controller binds on a Target's events only, not on its Profile's: the Targets a "
     "namespace held before the operator set it up are never bound",
-    "simulators.reference.work_queues:SolarWorkQueues._route",
+    "solar_conformance.simulators.reference.work_queues:SolarWorkQueues._route",
     internal=True,
 )
 def _binds_on_target_events(original: Any) -> Any:

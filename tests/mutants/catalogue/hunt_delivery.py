@@ -7,16 +7,16 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
-from mutants.catalogue.agent import agent_clock_off_by
-from mutants.model import mutant
+from tests.mutants.catalogue.agent import agent_clock_off_by
+from tests.mutants.model import mutant
 
-R = "simulators.reference.renderer:Renderer"
-A = "simulators.reference.agent:Agent"
+R = "solar_conformance.simulators.reference.renderer:Renderer"
+A = "solar_conformance.simulators.reference.agent:Agent"
 
 
 def _agent_kubeconfig(self: Any, chart: Any) -> str | None:
     """The kubeconfig an agent release chart carries (None: not an agent release)."""
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     text = chart.templates.get("secret.yaml")
     if text is None:
@@ -69,7 +69,7 @@ def _copies_agent(original: Any) -> Any:
     f"{R}._push",
 )
 def _kubeconfig_cache(original: Any) -> Any:
-    from core.api import ApiError, new_object
+    from solar_conformance.core.api import ApiError, new_object
 
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
         version = str(original(self, client, namespace, chart))
@@ -99,8 +99,8 @@ def _kubeconfig_cache(original: Any) -> Any:
     f"{R}._chart_for",
 )
 def _event_with_kubeconfig(original: Any) -> Any:
-    from core.api import ApiError, new_object
-    from core.clock import utc
+    from solar_conformance.core.api import ApiError, new_object
+    from solar_conformance.core.clock import utc
 
     def chart_for(self: Any, release: Any, target: Any) -> Any:
         chart = original(self, release, target)
@@ -138,9 +138,9 @@ def _event_with_kubeconfig(original: Any) -> Any:
     f"{R}._chart_for",
 )
 def _push_credentials(original: Any) -> Any:
-    from core import yamlio
-    from core.conditions import secret_value
-    from core.credentials import dockerconfigjson
+    from solar_conformance.core import yamlio
+    from solar_conformance.core.conditions import secret_value
+    from solar_conformance.core.credentials import dockerconfigjson
 
     def chart_for(self: Any, release: Any, target: Any) -> Any:
         chart = original(self, release, target)
@@ -211,7 +211,7 @@ def _target_namespace(agent: bool, namespace: str) -> Any:
         def render_release(
             self: Any, client: Any, solar_namespace: str, release: Any, target: Any
         ) -> Any:
-            from core.api import annotations_of
+            from solar_conformance.core.api import annotations_of
 
             found = original(self, client, solar_namespace, release, target)
             is_agent = self.contract.agent_release_annotation in annotations_of(release)
@@ -264,7 +264,7 @@ def _ignores_condition(original: Any) -> Any:
     "policy-everyone-reads-outside-namespaces",
     ("regcred-namespace", "security-notes"),
     "every registry user may read the repositories outside any namespace's path",
-    "core.policy:AccessPolicy.for_namespaces",
+    "solar_conformance.core.policy:AccessPolicy.for_namespaces",
 )
 def _reads_outside(original: Any) -> Any:
     def for_namespaces(cls: Any, push_user: str, readers: dict[str, str]) -> Any:
@@ -279,7 +279,7 @@ def _reads_outside(original: Any) -> Any:
     "policy-reader-may-write-own-namespace",
     ("security-notes",),
     "each namespace's pull user may also create (push) in its namespace",
-    "core.policy:AccessPolicy.for_namespaces",
+    "solar_conformance.core.policy:AccessPolicy.for_namespaces",
 )
 def _reader_writes(original: Any) -> Any:
     def for_namespaces(cls: Any, push_user: str, readers: dict[str, str]) -> Any:
@@ -310,8 +310,8 @@ def _behind(original: Any) -> Any:
     f"{A}.report",
 )
 def _annotates(original: Any) -> Any:
-    from core.credentials import TokenKubeconfig
-    from mutants.model import Wrapped
+    from solar_conformance.core.credentials import TokenKubeconfig
+    from tests.mutants.model import Wrapped
 
     def report(self: Any, solar: Any) -> None:
         token = TokenKubeconfig.parse(self.read_kubeconfig()).token

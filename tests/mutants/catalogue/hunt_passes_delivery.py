@@ -9,16 +9,16 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
-from mutants.model import Patch, mutant
+from tests.mutants.model import Patch, mutant
 
-R = "simulators.reference.renderer:Renderer"
-A = "simulators.reference.agent:Agent"
-REGISTRY = "simulators.memory.registry:InMemoryRegistry"
-CLIENT = "simulators.memory.registry:InMemoryRegistryClient"
+R = "solar_conformance.simulators.reference.renderer:Renderer"
+A = "solar_conformance.simulators.reference.agent:Agent"
+REGISTRY = "solar_conformance.simulators.memory.registry:InMemoryRegistry"
+CLIENT = "solar_conformance.simulators.memory.registry:InMemoryRegistryClient"
 
 
 def _token_of(kubeconfig: str) -> str:
-    from core.credentials import TokenKubeconfig
+    from solar_conformance.core.credentials import TokenKubeconfig
 
     return TokenKubeconfig.parse(kubeconfig).token
 
@@ -38,7 +38,7 @@ def _with_agent_templates(change: Any) -> Any:
 
 
 def _edit_deployment(templates: dict[str, str], edit: Any) -> None:
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     for path, text in templates.items():
         docs = [doc for doc in yamlio.load_all(text) if doc]
@@ -51,7 +51,7 @@ def _edit_deployment(templates: dict[str, str], edit: Any) -> None:
 
 # --- the token elsewhere in the agent release, and so on the target cluster -----------------------
 def _configmap(templates: dict[str, str], kubeconfig: str, namespace: str) -> None:
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     templates["diagnostics.yaml"] = yamlio.dump(
         {
@@ -110,7 +110,7 @@ mutant(
 
 
 def _copy_to_default(templates: dict[str, str], kubeconfig: str, namespace: str) -> None:
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     for path, text in list(templates.items()):
         for doc in yamlio.load_all(text):
@@ -132,7 +132,7 @@ def _chart_with(change: Any) -> Any:
     """`Renderer._chart_for` with `change(chart, token)` applied to every agent release."""
 
     def replace(original: Any) -> Any:
-        from mutants.catalogue.hunt_delivery import _agent_kubeconfig
+        from tests.mutants.catalogue.hunt_delivery import _agent_kubeconfig
 
         def chart_for(self: Any, release: Any, target: Any) -> Any:
             chart = original(self, release, target)
@@ -161,8 +161,8 @@ mutant(
     f"{R}._push",
 )
 def _token_in_annotations(original: Any) -> Any:
-    from mutants.catalogue.hunt_delivery import _agent_kubeconfig
-    from mutants.model import Wrapped
+    from tests.mutants.catalogue.hunt_delivery import _agent_kubeconfig
+    from tests.mutants.model import Wrapped
 
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
         kubeconfig = _agent_kubeconfig(self, chart)
@@ -189,7 +189,7 @@ def _token_in_annotations(original: Any) -> Any:
     internal=True,
 )
 def _manifest_by_digest(original: Any) -> Any:
-    from core.oci import RegistryError
+    from solar_conformance.core.oci import RegistryError
 
     def manifest(self: Any, repository: str, reference: str) -> Any:
         if not reference.startswith("sha256:"):
@@ -204,7 +204,7 @@ def _manifest_by_digest(original: Any) -> Any:
 
 
 def _head_manifest(original: Any) -> Any:
-    from core.oci import RegistryError
+    from solar_conformance.core.oci import RegistryError
 
     def head_manifest(self: Any, repository: str, reference: str) -> str:
         repo = self._repository(repository)
@@ -217,7 +217,7 @@ def _head_manifest(original: Any) -> Any:
 
 
 def _head_blob(original: Any) -> Any:
-    from core.oci import RegistryError
+    from solar_conformance.core.oci import RegistryError
 
     def head_blob(self: Any, repository: str, digest: str) -> int:
         repo = self._repository(repository)
@@ -307,7 +307,7 @@ def _empties_on_start(original: Any) -> Any:
     f"{A}.report",
 )
 def _first_behind(original: Any) -> Any:
-    from mutants.catalogue.agent import agent_clock_off_by
+    from tests.mutants.catalogue.agent import agent_clock_off_by
 
     behind = agent_clock_off_by(original, timedelta(hours=-1))
 
@@ -387,7 +387,7 @@ def _first_registry(original: Any) -> Any:
     f"{R}._render_release",
 )
 def _agent_ignores_target_namespace(original: Any) -> Any:
-    from core.api import annotations_of
+    from solar_conformance.core.api import annotations_of
 
     def render_release(
         self: Any, client: Any, solar_namespace: str, release: Any, target: Any

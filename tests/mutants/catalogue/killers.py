@@ -177,7 +177,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "agent-logs-token-on-failure": (WAIT_RUNS_OUT,),
     "agent-swallows-errors": (STAYS_EMPTY,),
     "agent-caches-kubeconfig": (ROTATE,),
-    # a fourth look: delivery (mutants/catalogue/hunt_delivery.py)
+    # a fourth look: delivery (tests/mutants/catalogue/hunt_delivery.py)
     "renderer-token-in-bootstrap-values": (RENDERER,),
     "renderer-copies-agent-to-other-namespaces": (OTHER_NAMESPACE_TOKEN,),
     "renderer-caches-kubeconfig-in-configmap": (AGENT,),
@@ -273,7 +273,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
         "A Target that no longer carries the selected label is no longer bound",
     ),
     "profile-status-counts-bindings": (STATUS,),
-    # the credential side, tried as a new user would (mutants/catalogue/hunt_credential.py)
+    # the credential side, tried as a new user would (tests/mutants/catalogue/hunt_credential.py)
     "controller-mints-for-an-extra-audience": (CONTROLLER, AGENT),
     "controller-first-token-lives-longer": (CONTROLLER, EXPIRY),
     "controller-revocation-sticks-to-the-key": (IN_PLACE,),
@@ -292,7 +292,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "profile-keeps-bindings-of-deleted-targets": (DELETE,),
 }
 
-# what a new user's tries found passing, delivery side (mutants/catalogue/hunt_passes_delivery.py)
+# what a new user's tries found passing, delivery side (tests/mutants/catalogue/hunt_passes_delivery.py)
 UNBOUND = "A Target that no longer carries the selected label is no longer bound"
 AGENT_TARGET_NAMESPACE = (
     "An agent Release that names another targetNamespace has its agent run there"

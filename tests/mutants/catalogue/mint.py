@@ -1,4 +1,4 @@
-"""Broken solar-controller-manager credential controllers (simulators/reference/controller.py):
+"""Broken solar-controller-manager credential controllers (solar_conformance/simulators/reference/controller.py):
 the retries of a failed mint, their backoff and their events."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from mutants.model import mutant
+from tests.mutants.model import mutant
 
-C = "simulators.reference.controller:CredentialController"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
 
 
 # --- retries -------------------------------------------------------------------------------------

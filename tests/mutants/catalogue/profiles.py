@@ -1,13 +1,13 @@
-"""Broken Profile controllers (simulators/reference/bindings.py) and a controller that misses a
-later controller.agent.apiserverURL (simulators/reference/solar.py)."""
+"""Broken Profile controllers (solar_conformance/simulators/reference/bindings.py) and a controller that misses a
+later controller.agent.apiserverURL (solar_conformance/simulators/reference/solar.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mutants.model import mutant, with_solar_changed
+from tests.mutants.model import mutant, with_solar_changed
 
-P = "simulators.reference.bindings:ProfileController"
+P = "solar_conformance.simulators.reference.bindings:ProfileController"
 
 
 # --- the Profile controller ----------------------------------------------------------------------
@@ -31,8 +31,8 @@ def _all_namespaces(original: Any) -> Any:
     "profile-empty-selector-matches-nothing",
     ("empty-selector", "bound-without-steps", "intro-setup-once"),
     "an empty targetSelector matches no Target",
-    "simulators.reference.bindings:selector_matches",
-    rebind=("simulators.reference.renderer",),
+    "solar_conformance.simulators.reference.bindings:selector_matches",
+    rebind=("solar_conformance.simulators.reference.renderer",),
 )
 def _empty_matches_nothing(original: Any) -> Any:
     def selector_matches(selector: Any, labels: Any) -> bool:
@@ -45,8 +45,8 @@ def _empty_matches_nothing(original: Any) -> Any:
     "profile-ignores-selector",
     "setup-page",
     "a Profile binds every Target of its namespace, whatever its targetSelector says",
-    "simulators.reference.bindings:selector_matches",
-    rebind=("simulators.reference.renderer",),
+    "solar_conformance.simulators.reference.bindings:selector_matches",
+    rebind=("solar_conformance.simulators.reference.renderer",),
 )
 def _ignores_selector(original: Any) -> Any:
     return lambda selector, labels: selector is not None
@@ -85,7 +85,7 @@ def _no_status(original: Any) -> Any:
     "solar-apiserver-url-read-once",
     "setup-page",
     "setting controller.agent.apiserverURL later reaches the renderer but not the controller",
-    "simulators.reference.solar:ReferenceSolar.configure_apiserver_url",
+    "solar_conformance.simulators.reference.solar:ReferenceSolar.configure_apiserver_url",
 )
 def _read_once(original: Any) -> Any:
     def configure(self: Any, url: str | None) -> None:

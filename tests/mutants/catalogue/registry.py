@@ -1,13 +1,13 @@
-"""Broken render registries, access policies (core/policy.py), and Flux pulling from them."""
+"""Broken render registries, access policies (solar_conformance/core/policy.py), and Flux pulling from them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mutants.model import mutant
+from tests.mutants.model import mutant
 
-REGISTRY = "simulators.memory.registry:InMemoryRegistry"
-POLICY = "core.policy:AccessPolicy"
+REGISTRY = "solar_conformance.simulators.memory.registry:InMemoryRegistry"
+POLICY = "solar_conformance.core.policy:AccessPolicy"
 
 
 # --- the render registry and its access policy ---------------------------------------------------
@@ -116,7 +116,7 @@ def _pusher_no_delete(original: Any) -> Any:
     f"{POLICY}.deciding_pattern",
 )
 def _shortest(original: Any) -> Any:
-    from core.policy import _glob
+    from solar_conformance.core.policy import _glob
 
     def deciding_pattern(self: Any, repository: str) -> str | None:
         matches = [p for p in self.document.get("repositories", {}) if _glob(p).match(repository)]
@@ -142,7 +142,7 @@ def _any_password(original: Any) -> Any:
     "registry-catalog-lists-everything",
     "regcred-namespace",
     "the registry's catalog lists every repository to every user",
-    "simulators.memory.registry:InMemoryRegistryClient.catalog",
+    "solar_conformance.simulators.memory.registry:InMemoryRegistryClient.catalog",
     internal=True,
 )
 def _full_catalog(original: Any) -> Any:
@@ -173,7 +173,7 @@ def _any_known_password(original: Any) -> Any:
     ("regcred-namespace", "separate-namespaces"),
     "the registry hands out a blob of any repository to any user it authenticates (only tag "
     "lists and manifests are checked against the policy)",
-    "simulators.memory.registry:InMemoryRegistryClient.blob",
+    "solar_conformance.simulators.memory.registry:InMemoryRegistryClient.blob",
     internal=True,
 )
 def _blobs_unchecked(original: Any) -> Any:
@@ -188,7 +188,7 @@ def _blobs_unchecked(original: Any) -> Any:
     "registry-tags-unchecked",
     "regcred-namespace",
     "the registry lists the tags of any repository to any user it authenticates",
-    "simulators.memory.registry:InMemoryRegistryClient.tags",
+    "solar_conformance.simulators.memory.registry:InMemoryRegistryClient.tags",
     internal=True,
 )
 def _tags_unchecked(original: Any) -> Any:
@@ -204,8 +204,8 @@ def _tags_unchecked(original: Any) -> Any:
     "flux-ignores-pull-secret",
     ("table-flux", "point-once", "page-objects"),
     "Flux pulls without the credentials of the OCIRepository's secretRef",
-    "core.credentials:credentials_for",
-    rebind=("simulators.memory.flux",),
+    "solar_conformance.core.credentials:credentials_for",
+    rebind=("solar_conformance.simulators.memory.flux",),
 )
 def _anonymous_flux(original: Any) -> Any:
     return lambda config_json, host: None
@@ -215,11 +215,11 @@ def _anonymous_flux(original: Any) -> Any:
     "flux-picks-lowest-version",
     ("on-its-own", "table-flux"),
     "Flux picks the lowest tag the semver range matches, not the highest",
-    "core.oci:highest_matching",
-    rebind=("simulators.memory.flux",),
+    "solar_conformance.core.oci:highest_matching",
+    rebind=("solar_conformance.simulators.memory.flux",),
 )
 def _lowest(original: Any) -> Any:
-    from core.oci import matches_constraint, parse_version
+    from solar_conformance.core.oci import matches_constraint, parse_version
 
     def highest_matching(tags: list[str], constraint: str) -> str | None:
         found = [t for t in tags if parse_version(t) and matches_constraint(t, constraint)]
@@ -232,8 +232,8 @@ def _lowest(original: Any) -> Any:
     "flux-polls-rarely",
     ("on-its-own", "runbook"),
     "Flux reconciles every object a hundred times less often than its interval says",
-    "core.clock:parse_duration",
-    rebind=("simulators.memory.flux",),
+    "solar_conformance.core.clock:parse_duration",
+    rebind=("solar_conformance.simulators.memory.flux",),
 )
 def _rare(original: Any) -> Any:
     return lambda text: original(text) * 100

@@ -1,4 +1,4 @@
-"""Broken solar-renderers (simulators/reference/renderer.py): the agent release and the bootstrap
+"""Broken solar-renderers (solar_conformance/simulators/reference/renderer.py): the agent release and the bootstrap
 chart."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from mutants.model import Patch, mutant
+from tests.mutants.model import Patch, mutant
 
-R = "simulators.reference.renderer:Renderer"
+R = "solar_conformance.simulators.reference.renderer:Renderer"
 
 
 # --- the agent release ---------------------------------------------------------------------------
@@ -79,8 +79,8 @@ def _kubeconfig(change: Any) -> Any:
 
     def replace(original: Any) -> Any:
         def chart_for(self: Any, release: Any, target: Any) -> Any:
-            from core import yamlio
-            from core.credentials import TokenKubeconfig
+            from solar_conformance.core import yamlio
+            from solar_conformance.core.credentials import TokenKubeconfig
 
             chart = original(self, release, target)
             if chart is None or "secret.yaml" not in chart.templates:
@@ -174,7 +174,7 @@ def _outside(original: Any) -> Any:
     f"{R}._push",
 )
 def _wrong_path(original: Any) -> Any:
-    from core.oci import Chart
+    from solar_conformance.core.oci import Chart
 
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
         if chart.name.startswith("bootstrap-"):
@@ -190,7 +190,7 @@ def _wrong_path(original: Any) -> Any:
     "renderer-bootstrap-non-semver",
     ("page-yaml", "page-objects", "replace-values"),
     "the bootstrap chart is tagged latest, which the page's semver range never matches",
-    "simulators.reference.tags:bootstrap_tag",
+    "solar_conformance.simulators.reference.tags:bootstrap_tag",
 )
 def _latest(original: Any) -> Any:
     return lambda version: "latest"
@@ -219,7 +219,7 @@ def _fixed_host(original: Any) -> Any:
     f"{R}._bootstrap_chart",
 )
 def _no_secret_ref(original: Any) -> Any:
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     def bootstrap_chart(
         self: Any, target: str, namespace: str, registry: Any, releases: Any
@@ -294,13 +294,13 @@ def _eager(original: Any) -> Any:
     f"{R}.render_target",
     also=(
         Patch(
-            "simulators.memory.kubelet:SimKubelet.reconcile_all",
+            "solar_conformance.simulators.memory.kubelet:SimKubelet.reconcile_all",
             lambda original: _remember_target(original),
         ),
     ),
 )
 def _reaches_in(original: Any) -> Any:
-    from core.api import ApiError, new_object
+    from solar_conformance.core.api import ApiError, new_object
 
     def render_target(self: Any, target: Any) -> None:
         original(self, target)
@@ -363,7 +363,7 @@ def _namespace_bindings(original: Any) -> Any:
     f"{R}._agent_templates",
 )
 def _configmap(original: Any) -> Any:
-    from core import yamlio
+    from solar_conformance.core import yamlio
 
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         templates = dict(original(self, release, target, kubeconfig))
@@ -392,7 +392,7 @@ def _configmap(original: Any) -> Any:
     f"{R}.render_target",
 )
 def _drops_agent(original: Any) -> Any:
-    from core.api import find_condition
+    from solar_conformance.core.api import find_condition
 
     def render_target(self: Any, target: Any) -> None:
         condition = find_condition(target, self.contract.condition_type) or {}

@@ -1,4 +1,4 @@
-"""Conforming variants of solar-controller-manager's credential objects (simulators/reference/
+"""Conforming variants of solar-controller-manager's credential objects (solar_conformance/simulators/reference/
 controller.py): other names for the ServiceAccount, Role, RoleBinding and token Secrets, and the
 same grant in other shapes (rules cut otherwise, a Role per resource, a ClusterRole per Target,
 no patch where the profile says so). Every scenario must pass them."""
@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from core.api import SOLAR_GROUP, ApiError, new_object
-from mutants.model import patch, variant
+from solar_conformance.core.api import SOLAR_GROUP, ApiError, new_object
+from tests.mutants.model import patch, variant
 
-C = "simulators.reference.controller:CredentialController"
-NAMES = "simulators.reference.controller:CredentialNames"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
+NAMES = "solar_conformance.simulators.reference.controller:CredentialNames"
 
 
 # --- names --------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Conforming variants of what solar-controller-manager writes into the condition and the token
-Secret (simulators/reference/controller.py): times in other RFC 3339 forms, other wording of the
+Secret (solar_conformance/simulators/reference/controller.py): times in other RFC 3339 forms, other wording of the
 Issued message within the profile's patterns, another Secret type and key, the profile's
 labels, lifetimes and backoff. Every scenario must pass them."""
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from core.api import annotations_of
-from mutants.model import Patch, patch, variant
+from solar_conformance.core.api import annotations_of
+from tests.mutants.model import Patch, patch, variant
 
-C = "simulators.reference.controller:CredentialController"
-CONTROLLER = "simulators.reference.controller"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
+CONTROLLER = "solar_conformance.simulators.reference.controller"
 
 
 # --- timestamps: every RFC 3339 form --------------------------------------------------------------
@@ -36,7 +36,7 @@ def _rewritten_time(text: str, write: Any) -> str:
 def _times_written_as(write: Any) -> tuple[Patch, ...]:
     """lastReportTime, lastTransitionTime and the Issued message's expiry, written by `write`."""
 
-    @patch("simulators.reference.agent:utc", rebind=())
+    @patch("solar_conformance.simulators.reference.agent:utc", rebind=())
     def agent_time(original: Any) -> Any:
         return write
 

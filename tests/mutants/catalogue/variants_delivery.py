@@ -1,4 +1,4 @@
-"""Conforming variants of solar-renderer and the agent (simulators/reference/renderer.py, tags.py,
+"""Conforming variants of solar-renderer and the agent (solar_conformance/simulators/reference/renderer.py, tags.py,
 agent.py): where the charts lie and how they are tagged, how the bootstrap chart pins them, what
 the agent release installs, how often and how the agent reports, and what else it reports."""
 
@@ -8,12 +8,12 @@ import dataclasses
 import re
 from typing import Any
 
-from core import yamlio
-from mutants.model import Wrapped, patch, variant
+from solar_conformance.core import yamlio
+from tests.mutants.model import Wrapped, patch, variant
 
-R = "simulators.reference.renderer:Renderer"
-RENDERER = "simulators.reference.renderer"
-A = "simulators.reference.agent:Agent"
+R = "solar_conformance.simulators.reference.renderer:Renderer"
+RENDERER = "solar_conformance.simulators.reference.renderer"
+A = "solar_conformance.simulators.reference.agent:Agent"
 
 
 # --- where the charts lie, as upstream SolAr pushes them ----------------------------------------
@@ -289,7 +289,7 @@ variant(
 @patch(f"{A}.report")
 def _never_reads_target(original: Any) -> Any:
     def report(self: Any, solar: Any) -> None:
-        from core.clock import utc
+        from solar_conformance.core.clock import utc
 
         report = solar.get("TargetReport", self.target, self.namespace)
         now = utc(self.clock.now())
@@ -355,7 +355,7 @@ variant(
 @patch(f"{A}.report")
 def _patches(original: Any) -> Any:
     def report(self: Any, solar: Any) -> None:
-        from core.clock import utc
+        from solar_conformance.core.clock import utc
 
         solar.get("Target", self.target, self.namespace)
         now = utc(self.clock.now())

@@ -1,4 +1,4 @@
-"""Conforming variants of how solar-controller-manager and the agent write (simulators/reference/
+"""Conforming variants of how solar-controller-manager and the agent write (solar_conformance/simulators/reference/
 controller.py, agent.py): in another order across passes, after conflicts, with more labels and
 annotations, beside other controllers' conditions, with Events of other reasons or aggregated.
 Every scenario must pass them."""
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.api import ApiError, find_condition, new_object
-from core.clock import utc
-from core.conditions import set_condition
-from mutants.model import patch, variant
+from solar_conformance.core.api import ApiError, find_condition, new_object
+from solar_conformance.core.clock import utc
+from solar_conformance.core.conditions import set_condition
+from tests.mutants.model import patch, variant
 
-C = "simulators.reference.controller:CredentialController"
-CONTROLLER = "simulators.reference.controller"
+C = "solar_conformance.simulators.reference.controller:CredentialController"
+CONTROLLER = "solar_conformance.simulators.reference.controller"
 
 
 # --- the order of the writes, and conflicts ------------------------------------------------------
@@ -82,7 +82,7 @@ def _stale_status_first(original: Any) -> Any:
     return set_
 
 
-@patch("simulators.reference.agent:Agent.report")
+@patch("solar_conformance.simulators.reference.agent:Agent.report")
 def _stale_report_first(original: Any) -> Any:
     def report(self: Any, solar: Any) -> None:
         stale = self.__dict__.get("variant_report_read")
