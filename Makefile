@@ -13,7 +13,7 @@ XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
 .PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
 	mutants report local kind tools tools-local tools-kind kind-images bench bench-first-report bench-local-scale clean \
-	cucumber-html-check
+	cucumber-html-check package-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,17 +63,17 @@ bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks $(BENCH_SIZES)
 
 ## Target creation to its first lastReportTime on a real landscape, with where the time goes:
-## LANDSCAPE is a landscape file, as `python -m solar_conformance.backends.local up` or `solar_conformance.backends.kind up` write it.
+## LANDSCAPE is a landscape file, as `solar-conformance local up` or `solar-conformance kind up` write it.
 BENCH_TARGETS ?= 20
 bench-first-report: $(STAMP)
-	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m solar_conformance.backends.local up writes one)"; exit 4; }
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (solar-conformance local up writes one)"; exit 4; }
 	$(BIN)/python -m tests.benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
 
 ## N Targets in one namespace on a real landscape (local or kind): wall time and memory per
 ## Target. BENCH_LOCAL_SIZES empty: the issue's sizes for its backend (local 1 10 50, kind 1 10).
 BENCH_LOCAL_SIZES ?=
 bench-local-scale: $(STAMP)
-	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (python -m solar_conformance.backends.local up or solar_conformance.backends.kind up writes one)"; exit 4; }
+	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (solar-conformance local up or solar-conformance kind up writes one)"; exit 4; }
 	$(BIN)/python -m tests.benchmarks.local_scale $(LANDSCAPE) $(BENCH_LOCAL_SIZES)
 
 ## The living-documentation report (HTML, Cucumber JSON, JUnit XML) of a run of the features.
@@ -88,6 +88,21 @@ cucumber-html-check: $(STAMP)
 	npm ci --prefix tests/cucumber_html --no-audit --no-fund --silent
 	SOLAR_REQUIRE_CUCUMBER_HTML=1 $(BIN)/pytest tests/test_cucumber_html.py $(PYTEST_ARGS)
 
+## The package as its users install it: sdist and wheel built (the wheel from the sdist), the
+## wheel installed into a fresh virtualenv, and the page run from the installed package, outside
+## the checkout, with its report written and compared with the checkout's verdicts.
+PACKAGE_CHECK := build/package-check
+package-check: $(STAMP)
+	rm -rf $(PACKAGE_CHECK)
+	$(BIN)/python -m build --outdir $(PACKAGE_CHECK)/dist . >/dev/null
+	$(PYTHON) -m venv $(PACKAGE_CHECK)/venv
+	$(PACKAGE_CHECK)/venv/bin/python -m pip install --quiet $(PACKAGE_CHECK)/dist/*.whl
+	mkdir -p $(PACKAGE_CHECK)/run
+	cd $(PACKAGE_CHECK)/run && ../venv/bin/solar-conformance run --report report -q
+	$(BIN)/pytest features/ -q --solar-report $(PACKAGE_CHECK)/checkout >/dev/null
+	$(BIN)/solar-conformance report compare $(PACKAGE_CHECK)/checkout/conformance.yaml \
+		$(PACKAGE_CHECK)/run/report/conformance.yaml
+
 ## The feature files on real local processes (builds the tools first; cached). Serial by
 ## default; with WORKERS=N the controlling pytest process holds the landscape and N workers run
 ## the scenarios side by side (docs/landscape-file.md).
@@ -100,15 +115,15 @@ kind: kind-images
 
 ## Real binaries for the local and kind backends (cached outside the checkout, keyed by version).
 tools: $(STAMP)
-	$(BIN)/python -m solar_conformance.provision tools build
+	$(BIN)/solar-conformance provision tools build
 
 tools-%: $(STAMP)
-	$(BIN)/python -m solar_conformance.provision tools build --for $*
+	$(BIN)/solar-conformance provision tools build --for $*
 
 ## The kind node image and the agent, Flux and registry images, built offline (cached).
 kind-images: tools-kind
-	$(BIN)/python -m solar_conformance.provision images
+	$(BIN)/solar-conformance provision images
 
 clean:
-	rm -rf $(VENV) artifacts reports .mypy_cache .ruff_cache .hypothesis \
+	rm -rf $(VENV) artifacts reports build .mypy_cache .ruff_cache .hypothesis \
 		tests/cucumber_html/node_modules

@@ -9,7 +9,14 @@ import pytest
 
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.model.run import REAL_BUDGET, SIM_BUDGET, Figures, run, shared_starter, sim_starter
+from solar_conformance.model.run import (
+    REAL_BUDGET,
+    SIM_BUDGET,
+    Figures,
+    run,
+    shared_starter,
+    sim_starter,
+)
 from solar_conformance.plugin.options import TIMEOUT_KINDS
 
 # The table is the page's; un-revoking and rotation on request are the runbook's (defined here).

@@ -106,14 +106,6 @@ DOC_STRING = "ceiling lamp, 40 W"
 FAILURE = "the lamp did not go dark: last seen lit"
 
 
-def plugins() -> list[str]:
-    namespace: dict[str, object] = {}
-    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
-    names = namespace["pytest_plugins"]
-    assert isinstance(names, list)
-    return [arg for plugin in names for arg in ("-p", str(plugin))]
-
-
 def run_lamps(where: Path, report: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """pytest on the lamps feature in `where`, writing its report into `report`."""
     (where / "lamp_steps.py").write_text(LAMP_STEPS)
@@ -126,7 +118,6 @@ def run_lamps(where: Path, report: Path, *args: str) -> subprocess.CompletedProc
             sys.executable,
             "-m",
             "pytest",
-            *plugins(),
             "-p",
             "lamp_steps",
             "--rootdir",

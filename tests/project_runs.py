@@ -1,6 +1,6 @@
-"""pytest run as a user runs it, in a folder of its own that stands for a checkout's root: the
-project's conftest.py (which pytest loads as it loads the root one, so no test reads the plugin
-list itself), copies of the feature files, and the inputs a test writes. What the run leaves in
+"""pytest run as a user runs it, in a folder of its own that stands for a checkout's root: copies
+of the feature files and the inputs a test writes (the plugin comes from the installed package,
+as it does for every user). What the run leaves in
 that folder and in its temporary folder is compared with what was there before."""
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ class Run:
 
 
 def project_folder(where: Path) -> Path:
-    """`where` set up as a checkout's root: conftest.py and features/ (feature files only)."""
-    shutil.copy(ROOT / "conftest.py", where / "conftest.py")
+    """`where` set up as a checkout's root: features/ (feature files only)."""
     (where / "features").mkdir(exist_ok=True)
     for feature in sorted((ROOT / "features").glob("*.feature")):
         shutil.copy(feature, where / "features" / feature.name)

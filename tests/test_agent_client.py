@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from solar_conformance.core.api import ApiError, Unreachable
 from solar_conformance.components.agent_client import TokenAPI
 from solar_conformance.components.background_http import BackgroundHttpServer
 from solar_conformance.components.pki import CertificateAuthority
 from solar_conformance.components.probes import free_loopback_ports
+from solar_conformance.core.api import ApiError, Unreachable
 
 TOKEN = "agent-token-for-the-test"
 REPORT_PATH = "/apis/solar.opendefense.cloud/v1alpha1/namespaces/ns/targetreports/cluster-1"

@@ -163,11 +163,11 @@ OPTIONS = {
         ("--junitxml", "cannot write there", "is a file"),
     ),
     "a report folder under a file": (
-        ("--solar-report=conftest.py/reports",),
+        ("--solar-report=features/traceability.yaml/reports",),
         ("--solar-report", "cannot write there", "give a folder"),
     ),
     "an artifacts folder under a file": (
-        ("--solar-artifacts=conftest.py/artifacts",),
+        ("--solar-artifacts=features/traceability.yaml/artifacts",),
         ("--solar-artifacts", "cannot write there"),
     ),
     "a landscape file on sim": (
@@ -219,7 +219,9 @@ def test_a_bad_option(project: Path, case: str) -> None:
 def test_a_bad_setting_in_the_ini_file_is_named_with_its_line(project: Path) -> None:
     text = (ROOT / "pyproject.toml").read_text()
     text = text.replace('pythonpath = ["."]', f"pythonpath = [{str(ROOT)!r}]")
-    text = text.replace('solar_timeout_margin = "5"', 'solar_timeout_margin = "five"')
+    text = text.replace(
+        "xfail_strict = true\n", 'xfail_strict = true\nsolar_timeout_margin = "five"\n'
+    )
     (project / "pyproject.toml").write_text(text)
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("solar_timeout_m"))
     run = run_pytest(project, FEATURE, config=project / "pyproject.toml")

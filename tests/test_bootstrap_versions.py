@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.core.api import find_condition, new_object
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.oci import RegistryClient, RegistryError
 from solar_conformance.page.charts import bootstrap_chart
 from solar_conformance.page.setup import REGISTRY, set_up_namespace
-from solar_conformance.backends.sim.landscape import SimLandscape
 
 NAMESPACE = "test"
 TARGET = "cluster-1"

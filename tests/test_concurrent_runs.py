@@ -117,8 +117,8 @@ def test_a_landscape_that_does_not_start_ends_the_run_in_one_line(
 
     from _pytest.outcomes import Exit
 
-    import solar_conformance.plugin.landscapes as landscapes
     import solar_conformance.components.processes as processes
+    import solar_conformance.plugin.landscapes as landscapes
     from solar_conformance.plugin.concurrent import HandsOut
 
     closed: list[str] = []

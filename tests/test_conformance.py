@@ -1,5 +1,5 @@
 """The conformance report: its level from the @spec scenarios, the YAML an implementation can
-publish, and `python -m solar_conformance.report compare` between two of them."""
+publish, and `solar-conformance report compare` between two of them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,12 @@ import pytest
 import yaml
 
 from solar_conformance.report.conformance import to_yaml
-from solar_conformance.report.model import CONFORMANT, NOT_CONFORMANT, PARTIALLY_CONFORMANT, build_report
+from solar_conformance.report.model import (
+    CONFORMANT,
+    NOT_CONFORMANT,
+    PARTIALLY_CONFORMANT,
+    build_report,
+)
 from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +26,7 @@ RUN = RunInfo(
     backend="sim",
     implementation="SolAr",
     implementation_version="v0.3.0",
-    page="docs/spec/agent-registration.md",
+    page="features/agent-registration.md",
     page_version="sha256:abc",
     versions={"kubernetes": "v1.34.4"},
     started="2026-01-02T03:04:05+00:00",
@@ -116,7 +121,7 @@ def test_the_yaml_names_implementation_page_backend_and_each_statement() -> None
     records = [_record("The lamp lights"), _record("The lamp goes dark", "failed", message="lit")]
     data = yaml.safe_load(to_yaml(build_report(records, RUN, INDEX)))
     assert data["implementation"] == {"name": "SolAr", "version": "v0.3.0", "kind": "reference"}
-    assert data["page"] == {"path": "docs/spec/agent-registration.md", "version": "sha256:abc"}
+    assert data["page"] == {"path": "features/agent-registration.md", "version": "sha256:abc"}
     assert data["backend"] == {"name": "sim", "versions": {"kubernetes": "v1.34.4"}}
     assert data["level"] == PARTIALLY_CONFORMANT
     lamps = {s["id"]: s for s in data["sections"][0]["statements"]}
@@ -222,10 +227,10 @@ class _ApiServer:
 
 
 def test_a_real_landscape_reports_what_its_api_servers_say() -> None:
+    from solar_conformance.components.landscape import RealLandscape
     from solar_conformance.core.contract import REFERENCE
     from solar_conformance.core.landscape import RegistryEndpoint
     from solar_conformance.provision.toolchain import versions
-    from solar_conformance.components.landscape import RealLandscape
 
     landscape = RealLandscape(REFERENCE, "reference")
     solar, target = _ApiServer("v1.34.4"), _ApiServer("v1.33.1")

@@ -14,10 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from solar_conformance.core.clock import RealClock, VirtualClock
-from solar_conformance.core.waiting import Waiter, WaitTimeout
 from solar_conformance.components.change_feed import ChangeFeed
 from solar_conformance.components.kube import KubeClusterAPI
+from solar_conformance.core.clock import RealClock, VirtualClock
+from solar_conformance.core.waiting import Waiter, WaitTimeout
 
 
 def test_a_virtual_wait_returns_at_the_instant_a_loop_made_the_state_true() -> None:

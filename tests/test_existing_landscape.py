@@ -14,12 +14,16 @@ from typing import Any
 
 import pytest
 
+from solar_conformance.backends.existing.control import ControlClient, ControlError, ControlServer
+from solar_conformance.backends.existing.exclusive import (
+    LandscapeLock,
+    lock_path_for,
+    remove_lock_files,
+)
+from solar_conformance.backends.existing.landscape_file import BadLandscapeFile, dump, load
 from solar_conformance.core.audit import AuditEvent
 from solar_conformance.core.landscape import MissingCapability
 from solar_conformance.core.redact import REDACT
-from solar_conformance.backends.existing.control import ControlClient, ControlError, ControlServer
-from solar_conformance.backends.existing.exclusive import LandscapeLock, lock_path_for, remove_lock_files
-from solar_conformance.backends.existing.landscape_file import BadLandscapeFile, dump, load
 
 ROOT = Path(__file__).resolve().parents[1]
 USAGE_ERROR = 4

@@ -156,20 +156,9 @@ Feature: a careless step
 """
 
 
-def _plugins() -> list[str]:
-    """The root conftest's plugins, named explicitly: feature files outside the checkout do not
-    load the root conftest."""
-    namespace: dict[str, object] = {}
-    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
-    plugins = namespace["pytest_plugins"]
-    assert isinstance(plugins, list)
-    return [arg for plugin in plugins for arg in ("-p", str(plugin))]
-
-
 def _run(pytester: pytest.Pytester, mutant: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(mutant_plugin=mutant)
     return pytester.runpytest_subprocess(
-        *_plugins(),
         "-p",
         "mutant_plugin",
         "--rootdir",

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from solar_conformance.backends.existing.publish import CONTROLLED
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.contract_schema import ProfileValues
 from solar_conformance.core.inputs import BadInput, key_lines, read_toml
 from solar_conformance.core.secret_shapes import is_secret_key, secret_shape
-from solar_conformance.backends.existing.publish import CONTROLLED
 
 
 def test_every_key_and_table_has_its_line() -> None:

@@ -1,4 +1,4 @@
-"""What `python -m solar_conformance.backends.local` gives for walking the page by hand: env.sh (with its registry
+"""What `solar-conformance local` gives for walking the page by hand: env.sh (with its registry
 client), `logs`, a second namespace, and the commands that act on a running landscape."""
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from solar_conformance.core import yamlio
-from solar_conformance.core.contract import Contract
 from solar_conformance.backends.local import __main__ as cli
 from solar_conformance.backends.local.__main__ import agent_logs, environment_script, main
-from solar_conformance.page.setup import set_up_namespace
-from solar_conformance.components import faults
 from solar_conformance.backends.sim.landscape import SimLandscape
+from solar_conformance.components import faults
+from solar_conformance.core import yamlio
+from solar_conformance.core.contract import Contract
+from solar_conformance.page.setup import set_up_namespace
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6dGVzdDphZ2VudCJ9.c2lnbmF0dXJl"
 

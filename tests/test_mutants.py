@@ -101,7 +101,9 @@ def test_each_mutant_applies_at_its_seams_and_undoes_cleanly(mutant: Mutant) -> 
 
 def test_a_seam_that_is_gone_is_named() -> None:
     with pytest.raises(SeamMissing, match=r"core\.rbac:no_such_function"):
-        Patch("solar_conformance.core.rbac:no_such_function", lambda original: original).apply(pytest.MonkeyPatch())
+        Patch("solar_conformance.core.rbac:no_such_function", lambda original: original).apply(
+            pytest.MonkeyPatch()
+        )
 
 
 def test_an_unknown_mutant_is_one_clear_line() -> None:

@@ -383,7 +383,7 @@ def test_failure_summary_keeps_the_e_lines() -> None:
     assert failure_summary(text) == "AssertionError: no\n  last seen: 3"
 
 
-# --- python -m solar_conformance.report ------------------------------------------------------------------
+# --- solar-conformance report ------------------------------------------------------------------
 def test_the_command_renders_a_kept_cucumber_json(tmp_path: Path, features: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps(_cucumber()))
     (features / "traceability.yaml").write_text(json.dumps(INDEX))
@@ -533,18 +533,8 @@ Feature: a scenario that fails
 """
 
 
-def _plugins() -> list[str]:
-    """The root conftest's plugins and the report's, named: a feature file outside the checkout
-    does not load the root conftest."""
-    namespace: dict[str, Any] = {}
-    exec((ROOT / "conftest.py").read_text(), namespace)  # noqa: S102 - our own file
-    plugins = [*namespace["pytest_plugins"], "solar_conformance.report.plugin"]
-    return [arg for plugin in dict.fromkeys(plugins) for arg in ("-p", str(plugin))]
-
-
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(
-        *_plugins(),
         "--rootdir",
         str(ROOT),
         "-c",

@@ -92,7 +92,7 @@ def test_every_scenario_traces_to_an_entry_of_its_kind(
 
 def test_every_sentence_of_the_page_has_an_entry(index: list[dict[str, Any]]) -> None:
     """Each sentence of the page's prose (outside code blocks and tables) is quoted by an entry."""
-    page = (ROOT / "docs" / "spec" / "agent-registration.md").read_text()
+    page = (ROOT / "features" / "agent-registration.md").read_text()
     body = page.split("\n---\n", 1)[-1]
     quoted = " ".join(entry["quote"] for entry in index).replace("`", "")
     prose, fenced = [], False

@@ -242,7 +242,7 @@ def test_the_conformance_report_names_who_answered_each_statement() -> None:
         backend="kind",
         implementation="upstream SolAr",
         implementation_version="",
-        page="docs/spec/agent-registration.md",
+        page="features/agent-registration.md",
         page_version="sha256:abc",
         versions={},
         started="2026-01-02T03:04:05+00:00",

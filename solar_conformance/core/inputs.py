@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the agent image imports solar_conformance.core.contract, and carries no pydantic
+if (
+    TYPE_CHECKING
+):  # the agent image imports solar_conformance.core.contract, and carries no pydantic
     from pydantic import ValidationError
 
 Key = tuple[str | int, ...]

@@ -16,7 +16,12 @@ from solar_conformance.page.charts import (
     bootstrap_chart,
     kubeconfig_in,
 )
-from solar_conformance.page.holders import artifact_files, found_in, outside_kubeconfig_object, remember
+from solar_conformance.page.holders import (
+    artifact_files,
+    found_in,
+    outside_kubeconfig_object,
+    remember,
+)
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.names import Names

@@ -13,8 +13,21 @@ from pytest_bdd import parsers, then, when
 
 from solar_conformance.core.api import SOLAR_GROUP, ProbeAPI
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.core.probing import VERBS, Answer, Impersonation, RawRequest, RulesReview, ServedResource
-from solar_conformance.page.grant import landmarks, permissions, rules_differences, rules_table, served
+from solar_conformance.core.probing import (
+    VERBS,
+    Answer,
+    Impersonation,
+    RawRequest,
+    RulesReview,
+    ServedResource,
+)
+from solar_conformance.page.grant import (
+    landmarks,
+    permissions,
+    rules_differences,
+    rules_table,
+    served,
+)
 from solar_conformance.page.identity import agent_user
 from solar_conformance.page.scope import (
     NEW_NAME,

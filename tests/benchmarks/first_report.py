@@ -2,8 +2,8 @@
 
     python -m tests.benchmarks.first_report LANDSCAPE.toml [--targets 20]
 
-LANDSCAPE.toml is a landscape file (docs/landscape-file.md), as `python -m solar_conformance.backends.local up`
-and `python -m solar_conformance.backends.kind up` write it. For each Target, one after another, each in a
+LANDSCAPE.toml is a landscape file (docs/landscape-file.md), as `solar-conformance local up`
+and `solar-conformance kind up` write it. For each Target, one after another, each in a
 namespace of its own that is set up as the page's operator does before the clock starts: create
 the Target, run the page's first-contact step on the target cluster at once, and wait for the
 TargetReport's first `lastReportTime`. The total is measured on this process's clock; the
@@ -41,14 +41,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tests.benchmarks.attach import attach
+from solar_conformance.components.change_feed import KindWatch
+from solar_conformance.components.kube import KubeClusterAPI
 from solar_conformance.core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.page.lookup import agent_release_name, last_report_time
 from solar_conformance.page.objects import FirstContact
 from solar_conformance.page.setup import REGISTRY, set_up_namespace
-from solar_conformance.components.change_feed import KindWatch
-from solar_conformance.components.kube import KubeClusterAPI
+from tests.benchmarks.attach import attach
 
 BOOTSTRAP = "solar-bootstrap"
 DEADLINE_SECONDS = 180.0

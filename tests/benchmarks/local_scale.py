@@ -3,7 +3,7 @@ has a first `lastReportTime`, and the landscape's memory per Target.
 
     python -m tests.benchmarks.local_scale LANDSCAPE.toml [SIZES...]   # local: 1 10 50, kind: 1 10
 
-LANDSCAPE.toml is a landscape file from `python -m solar_conformance.backends.local up` or `python -m solar_conformance.backends.kind
+LANDSCAPE.toml is a landscape file from `solar-conformance local up` or `solar-conformance kind
 up` (docs/landscape-file.md). The Targets are created side by side
 (`CREATE_WORKERS`). Each size gets a namespace of its own, set up as an operator does,
 and is cleaned up before the next. A landscape has one target cluster where the page has one per
@@ -31,11 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.benchmarks.attach import attach
 from solar_conformance.core.api import ApiError, find_condition, new_object
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.page.objects import FirstContact
 from solar_conformance.page.setup import REGISTRY, set_up_registry
+from tests.benchmarks.attach import attach
 
 DEADLINE_SECONDS = 600.0
 POLL_SECONDS = 0.5

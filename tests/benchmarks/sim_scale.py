@@ -14,11 +14,11 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
+from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.core.api import Obj, find_condition, new_object
 from solar_conformance.core.contract import Contract
 from solar_conformance.page.objects import FirstContact
 from solar_conformance.page.setup import REGISTRY, set_up_namespace
-from solar_conformance.backends.sim.landscape import SimLandscape
 
 NAMESPACE = "scale"
 VIRTUAL_DEADLINE = 600.0  # virtual seconds; far more than a few report intervals

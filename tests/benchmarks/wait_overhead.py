@@ -48,7 +48,7 @@ def _summary(clock: str, late_ms: list[float]) -> Overhead:
 def virtual(samples: int = 200, seed: int = 1) -> Overhead:
     """A loop makes the state true at a random virtual instant; the wait looks again whenever
     loops ran. The lateness is virtual time: what a sim scenario's clock shows in excess."""
-    rng = random.Random(seed)  # noqa: S311 - delays, not secrets
+    rng = random.Random(seed)
     late: list[float] = []
     for _ in range(samples):
         clock = VirtualClock()
@@ -71,7 +71,7 @@ def virtual(samples: int = 200, seed: int = 1) -> Overhead:
 def real(samples: int = 20, seed: int = 1) -> Overhead:
     """A thread makes the state true after a random delay and tells the clock, as a watch event
     does on the real backends (solar_conformance/components/change_feed.py); the wait looks again then."""
-    rng = random.Random(seed)  # noqa: S311 - delays, not secrets
+    rng = random.Random(seed)
     late: list[float] = []
     clock = RealClock()
     for _ in range(samples):
@@ -100,7 +100,7 @@ def on_local(samples: int = 20, seed: int = 1) -> Overhead:
     from solar_conformance.backends.local.landscape import LocalLandscape
     from solar_conformance.components.change_feed import changes_of
 
-    rng = random.Random(seed)  # noqa: S311 - delays, not secrets
+    rng = random.Random(seed)
     late: list[float] = []
     landscape = LocalLandscape(Contract())
     namespace = f"wait-overhead-{secrets.token_hex(3)}"

@@ -10,11 +10,15 @@ from typing import Any
 import pytest
 from kubernetes.client import CoreV1Api, V1Container, V1ObjectMeta, V1Pod, V1PodSpec
 
-from solar_conformance.core.waiting import Waiter
 from solar_conformance.backends.kind.cluster import KindCluster
+from solar_conformance.core.waiting import Waiter
 from solar_conformance.provision import engine
 from solar_conformance.provision.images.common import has_image
-from solar_conformance.provision.images.node import PAUSE_IMAGE, build_node_image, node_image_reference
+from solar_conformance.provision.images.node import (
+    PAUSE_IMAGE,
+    build_node_image,
+    node_image_reference,
+)
 from solar_conformance.provision.toolchain.toolchain import MissingTool, Toolchain
 
 pytestmark = pytest.mark.kind

@@ -17,10 +17,10 @@ from solar_conformance.backends.kind import audit
 from solar_conformance.backends.kind import cluster as cluster_module
 from solar_conformance.backends.kind.cluster import KindCluster
 from solar_conformance.backends.kind.flux import CONTROLLERS, flux_manifests
+from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
 from solar_conformance.provision.engine import WRAPPER
 from solar_conformance.provision.images.node import ETCD_IMAGE_TAG
 from solar_conformance.provision.toolchain.toolchain import Toolchain
-from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]
 

@@ -12,14 +12,14 @@ from contextlib import ExitStack
 import docker
 import pytest
 
+from solar_conformance.backends.kind.registry import KindRegistry, use_ryuk_if_available
+from solar_conformance.components.registry_client import HttpRegistryClient
 from solar_conformance.core.accounts import PUSH_USER, RegistryAccounts
 from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
 from solar_conformance.core.policy import AccessPolicy
-from solar_conformance.backends.kind.registry import KindRegistry, use_ryuk_if_available
 from solar_conformance.provision import engine
 from solar_conformance.provision.images.workloads import registry_image
 from solar_conformance.provision.toolchain.toolchain import MissingTool, Toolchain
-from solar_conformance.components.registry_client import HttpRegistryClient
 
 pytestmark = pytest.mark.kind
 

@@ -9,13 +9,13 @@ from typing import Any
 import jwt
 import pytest
 
-from solar_conformance.core.api import ApiError, new_object
-from solar_conformance.core.baseline import BASELINE_GRANTS, BASELINE_PATHS, BOOTSTRAP_CLUSTER_ROLES
 from solar_conformance.backends.local import ControlPlane, missing_control_plane_tools
-from solar_conformance.page.scope import Landmarks, compare, plan
 from solar_conformance.components.audit import AuditLog
 from solar_conformance.components.kube import KubeClusterAPI, token_api_client
 from solar_conformance.components.waiting import Deadline, wait_until
+from solar_conformance.core.api import ApiError, new_object
+from solar_conformance.core.baseline import BASELINE_GRANTS, BASELINE_PATHS, BOOTSTRAP_CLUSTER_ROLES
+from solar_conformance.page.scope import Landmarks, compare, plan
 
 _MISSING = missing_control_plane_tools()
 pytestmark = [
@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(
         bool(_MISSING),
         reason=f"control-plane tools not built ({', '.join(p.artifact for p in _MISSING)}); "
-        "run: python -m solar_conformance.provision tools build",
+        "run: solar-conformance provision tools build",
     ),
 ]
 NAMESPACE, OTHER = "lonely", "elsewhere"

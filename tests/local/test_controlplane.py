@@ -39,11 +39,15 @@ from kubernetes.client import (
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config import new_client_from_config
 
-from solar_conformance.backends.local import ControlPlane, ReadinessTimeout, missing_control_plane_tools
+from solar_conformance.backends.local import (
+    ControlPlane,
+    ReadinessTimeout,
+    missing_control_plane_tools,
+)
 from solar_conformance.backends.local.components import NODE_NAME
-from solar_conformance.provision.toolchain import versions
 from solar_conformance.components.probes import client_tls_context, http_get
 from solar_conformance.components.waiting import Deadline, wait_until
+from solar_conformance.provision.toolchain import versions
 
 _MISSING = missing_control_plane_tools()
 _MISSING_COMPONENTS = sorted({problem.component.name for problem in _MISSING})
@@ -54,7 +58,7 @@ pytestmark = [
         bool(_MISSING),
         reason=(
             f"control-plane tools not built ({', '.join(p.artifact for p in _MISSING)}); run: "
-            f"python -m solar_conformance.provision tools build --only {' '.join(_MISSING_COMPONENTS)}"
+            f"solar-conformance provision tools build --only {' '.join(_MISSING_COMPONENTS)}"
         ),
     ),
 ]

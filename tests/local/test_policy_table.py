@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from solar_conformance.backends.local.registry import DISTRIBUTION_TOOL, LocalRegistry
+from solar_conformance.components.registry_client import HttpRegistryClient
 from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
 from solar_conformance.core.policy import AccessPolicy
 from solar_conformance.core.redact import REDACT
-from solar_conformance.backends.local.registry import DISTRIBUTION_TOOL, LocalRegistry
 from solar_conformance.provision.toolchain import MissingTool, Toolchain
 from solar_conformance.provision.toolchain.layout import BUILD_COMMAND
 from solar_conformance.provision.zot_binary import ZOT_EXECUTABLE, find_zot
-from solar_conformance.components.registry_client import HttpRegistryClient
 from solar_conformance.simulators.memory.registry import InMemoryRegistry
 
 pytestmark = pytest.mark.local

@@ -18,6 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from solar_conformance.backends.local.registry import LocalRegistry, missing_registry_tools
+from solar_conformance.components.probes import free_loopback_ports
+from solar_conformance.components.registry_client import HttpRegistryClient
+from solar_conformance.components.waiting import ReadinessTimeout
+from solar_conformance.components.zot import zot_config
 from solar_conformance.core.api import Unreachable
 from solar_conformance.core.oci import (
     HELM_CHART_LAYER,
@@ -29,14 +34,9 @@ from solar_conformance.core.oci import (
 )
 from solar_conformance.core.policy import AccessPolicy
 from solar_conformance.core.redact import REDACT
-from solar_conformance.backends.local.registry import LocalRegistry, missing_registry_tools
 from solar_conformance.page.charts import pull_chart, pull_source
 from solar_conformance.provision.toolchain import MissingTool, Toolchain
 from solar_conformance.provision.toolchain.layout import BUILD_COMMAND
-from solar_conformance.components.probes import free_loopback_ports
-from solar_conformance.components.registry_client import HttpRegistryClient
-from solar_conformance.components.waiting import ReadinessTimeout
-from solar_conformance.components.zot import zot_config
 from solar_conformance.simulators.memory.registry import InMemoryRegistry
 
 _MISSING = missing_registry_tools()

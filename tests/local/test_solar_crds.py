@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from solar_conformance.core.api import ApiError, new_object
 from solar_conformance.backends.local import ControlPlane, missing_control_plane_tools
 from solar_conformance.components.crds import apply_crds, solar_crds
 from solar_conformance.components.kube import KubeClusterAPI
+from solar_conformance.core.api import ApiError, new_object
 
 _MISSING = missing_control_plane_tools()
 pytestmark = [
@@ -19,7 +19,7 @@ pytestmark = [
     pytest.mark.skipif(
         bool(_MISSING),
         reason=f"control-plane tools not built ({', '.join(p.artifact for p in _MISSING)}); "
-        "run: python -m solar_conformance.provision tools build",
+        "run: solar-conformance provision tools build",
     ),
 ]
 NAMESPACE = "crds"

@@ -49,7 +49,8 @@ def _chosen(ids: list[str]) -> list[Mutant]:
             chosen.append(find(mutant_id))
         except KeyError:
             print(
-                f"no mutant {mutant_id!r}; `python -m tests.mutants --list` lists them", file=sys.stderr
+                f"no mutant {mutant_id!r}; `python -m tests.mutants --list` lists them",
+                file=sys.stderr,
             )
             raise SystemExit(4) from None
     return chosen

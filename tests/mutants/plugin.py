@@ -84,7 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
     mutant_id = config.getoption("--solar-mutant")
     if not mutant_id:
         return
-    from tests.mutants.catalogue import find  # imports the components: only when a mutant is asked for
+    from tests.mutants.catalogue import (
+        find,  # imports the components: only when a mutant is asked for
+    )
 
     try:
         mutant = find(mutant_id)

@@ -19,11 +19,24 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlparse
 
-from solar_conformance.core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, kind_of
+from solar_conformance.core.api import (
+    ApiError,
+    ClusterAPI,
+    Obj,
+    annotations_of,
+    find_condition,
+    kind_of,
+)
 from solar_conformance.core.clock import Clock, parse_duration, utc
 from solar_conformance.core.conditions import secret_value, set_condition
 from solar_conformance.core.credentials import credentials_for
-from solar_conformance.core.oci import HELM_CHART_LAYER, Chart, RegistryClient, RegistryError, highest_matching
+from solar_conformance.core.oci import (
+    HELM_CHART_LAYER,
+    Chart,
+    RegistryClient,
+    RegistryError,
+    highest_matching,
+)
 
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
 FAILURE_RETRY = timedelta(seconds=10)

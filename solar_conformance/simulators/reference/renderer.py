@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solar_conformance.core import yamlio
-from solar_conformance.core.api import ApiError, ClusterAPI, Obj, annotations_of, find_condition, labels_of
+from solar_conformance.core.api import (
+    ApiError,
+    ClusterAPI,
+    Obj,
+    annotations_of,
+    find_condition,
+    labels_of,
+)
 from solar_conformance.core.clock import Clock
 from solar_conformance.core.conditions import secret_value, set_condition
 from solar_conformance.core.contract import Contract

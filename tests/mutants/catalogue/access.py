@@ -243,7 +243,12 @@ def _owns_reports(original: Any) -> Any:
     ("table-agent", "intro-one-report"),
     "solar-controller-manager writes lastReportTime itself, as its own user",
     f"{C}._ensure_report",
-    also=(Patch("solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
+    also=(
+        Patch(
+            "solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route",
+            _owns_reports,
+        ),
+    ),
     internal=True,
 )
 def _controller_reports(original: Any) -> Any:
@@ -392,7 +397,12 @@ def _secret_unowned(original: Any) -> Any:
     ("report-advances", "table-agent"),
     "the controller keeps the TargetReport's spec as it created it: it empties every report",
     f"{C}._ensure_report",
-    also=(Patch("solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route", _owns_reports),),
+    also=(
+        Patch(
+            "solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route",
+            _owns_reports,
+        ),
+    ),
     internal=True,
 )
 def _resets_report(original: Any) -> Any:
@@ -431,7 +441,12 @@ def _hides_secrets(original: Any) -> Any:
     "the controller also lets the agent get every Secret of namespace default, and the API "
     "server's rules review leaves out every rule on Secrets",
     f"{C}._ensure_access",
-    also=(Patch("solar_conformance.simulators.memory.cluster:InMemoryClient.review_rules", _hides_secrets),),
+    also=(
+        Patch(
+            "solar_conformance.simulators.memory.cluster:InMemoryClient.review_rules",
+            _hides_secrets,
+        ),
+    ),
 )
 def _secrets_in_default(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:

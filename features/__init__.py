@@ -1,0 +1,2 @@
+"""The agent-registration page and its feature files, shipped with the harness as
+solar_conformance.features."""

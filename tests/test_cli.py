@@ -1,0 +1,59 @@
+"""`solar-conformance`: what `run` hands to pytest, the commands it names, and bad input.
+(The page run from an installed wheel outside the checkout is `make package-check`.)"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solar_conformance import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_package_carries_the_page_and_its_feature_files() -> None:
+    folder = cli.features_folder()
+    carried = {path.name for path in folder.iterdir()}
+    checkout = {path.name for path in (ROOT / "features").glob("*.feature")}
+    assert checkout, "the checkout's features/ has no feature file"
+    assert checkout | {"agent-registration.md", "traceability.yaml"} <= carried
+
+
+def test_run_runs_the_packaged_features_on_sim_into_the_report_folder() -> None:
+    arguments = cli.run_arguments(["-q", "-k", "revoked"])
+    assert arguments[0] == str(cli.features_folder())
+    assert f"--config-file={os.devnull}" in arguments
+    assert f"--solar-report={cli.DEFAULT_REPORT}" in arguments
+    assert not any(a.startswith("--solar-env") for a in arguments)
+    assert arguments[-3:] == ["-q", "-k", "revoked"]
+
+
+def test_run_against_a_landscape_file_is_the_existing_backend() -> None:
+    arguments = cli.run_arguments(["--landscape", "landscape.toml", "--report", "out", "-n", "4"])
+    assert "--solar-env=existing" in arguments
+    assert "--solar-landscape=landscape.toml" in arguments
+    assert "--solar-report=out" in arguments
+    assert arguments[-2:] == ["-n", "4"]
+
+
+@pytest.mark.parametrize("command", sorted(cli.COMMANDS))
+def test_every_command_names_a_module_with_main(command: str) -> None:
+    module = __import__(cli.COMMANDS[command], fromlist=["main"])
+    assert callable(module.main)
+
+
+def test_an_unknown_command_is_one_line_and_exit_4() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "solar_conformance.cli", "rnu"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4
+    assert done.stderr.strip().splitlines() == [
+        "solar-conformance: unknown command 'rnu'; use one of: run, local, kind, report, provision"
+    ]
