@@ -131,6 +131,29 @@ def test_a_bad_file_stops_the_run_and_a_bad_sibling_does_not(tmp_path: Path) -> 
     assert other.returncode == 0, other.stdout + other.stderr
 
 
+def test_feature_files_pytest_would_not_collect_are_not_checked(tmp_path: Path) -> None:
+    """A bad feature file where pytest does not look (an npm package, a virtualenv, an ignored
+    folder) is nobody's page: the run goes on; the same file where pytest looks stops it."""
+    project = project_folder(tmp_path)
+    bad = BAD_FILES["an untagged scenario"][0]
+    hidden = [
+        project / "tests" / "node_modules" / "reporter" / "examples" / "gmail.feature",
+        project / "tests" / "env" / "lib" / "site.feature",
+        project / "tests" / "scratch" / "bad.feature",
+    ]
+    for path in hidden:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(bad)
+    (project / "tests" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    quiet = run_pytest(
+        project, "features/", "tests/", "--ignore=tests/scratch", "--collect-only", "-q"
+    )
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    loud = run_pytest(project, "features/", "tests/", "--collect-only", "-q")
+    assert loud.returncode == USAGE_ERROR, loud.stdout + loud.stderr
+    assert [line.split(":")[1].strip() for line in loud.error_lines] == [str(hidden[2])]
+
+
 @pytest.mark.parametrize("path", sorted(FEATURES.glob("*.feature")), ids=lambda p: p.name)
 def test_the_project_feature_files_are_sound(path: Path) -> None:
     assert feature_file_problems(path, TAGS) == []
