@@ -22,7 +22,11 @@ import pytest
 Replace = Callable[[Any], Any]  # the original -> the broken replacement
 # Modules a module-level seam is also patched in when they imported it by name
 # (`from solar_conformance.core.rbac import allowed`): the components under test, never the harness's steps.
-COMPONENT_PACKAGES = ("core.", "simulators.", "solar_conformance.backends.sim.")
+COMPONENT_PACKAGES = (
+    "solar_conformance.core.",
+    "solar_conformance.simulators.",
+    "solar_conformance.backends.sim.",
+)
 MEMORY_PACKAGE = "solar_conformance.simulators.memory."
 
 
