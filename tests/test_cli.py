@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from solar_conformance import cli
+import solar_conformance.cli as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
