@@ -65,8 +65,9 @@ def _scenarios(
             yield scenario, tags | _tags(scenario), own + _texts(scenario)
 
 
-def _rendered(scenario: Node, texts: list[str]) -> list[str]:
-    """The step texts as they run: an outline's once per row of its Examples."""
+def _rendered(scenario: Node, texts: list[str]) -> list[str] | None:
+    """The step texts as they run: an outline's once per row of its Examples (None when it has
+    none)."""
     rows: list[dict[str, str]] = []
     for table in scenario.get("examples") or []:
         header = [
@@ -75,7 +76,11 @@ def _rendered(scenario: Node, texts: list[str]) -> list[str]:
         for row in table.get("tableBody") or []:
             rows.append(dict(zip(header, (str(c["value"]) for c in row["cells"]), strict=False)))
     if not rows:
-        return texts
+        outline = str(scenario.get("keyword", "")).strip() in (
+            "Scenario Outline",
+            "Scenario Template",
+        )
+        return None if outline else texts
     rendered = []
     for row in rows:
         for text in texts:
@@ -89,7 +94,10 @@ def capability_tag_problems(feature: Node) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for scenario, tags, texts in _scenarios(feature, _tags(feature), []):
         name, line = str(scenario.get("name", "")), int(scenario["location"]["line"])
-        needed = steps_need(_rendered(scenario, texts))
+        rendered = _rendered(scenario, texts)
+        if rendered is None:  # an outline without rows: that is the mistake to report
+            continue
+        needed = steps_need(rendered)
         tagged = {capability for capability in Capability if capability.tag in tags}
         for capability in sorted(set(needed) - tagged):
             found.append(
