@@ -8,7 +8,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
+import pytest
 import yaml
 from _pytest.mark.expression import Expression
 
@@ -17,10 +20,12 @@ from solar_conformance.backends.existing.landscape_schema import CAPABILITIES
 from solar_conformance.backends.existing.publish import granted
 from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.components.capabilities import of_implementation
-from solar_conformance.core.capabilities import ALL, STEP_NEEDS, Capability
+from solar_conformance.core.capabilities import ALL, STEP_NEEDS, Capabilities, Capability
+from solar_conformance.plugin.capabilities import run_capabilities
 from solar_conformance.plugin.collection import PAGE_TAGS
 from solar_conformance.report import answered
 from tests.project_runs import USAGE_ERROR, project_folder, run_pytest
+from tests.test_existing_landscape import _landscape
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,6 +106,34 @@ def test_a_published_landscape_file_grants_exactly_what_its_landscape_can_do() -
         can = of_implementation(implementation).granted
         published = _file(granted(can), implementation="reference").granted()
         assert published.granted == can, implementation
+
+
+def _decided(**options: object) -> tuple[Capabilities, Capabilities]:
+    """What one process (the controller or an xdist worker) decides from these options alone."""
+    given = {f"--solar-{name.replace('_', '-')}": value for name, value in options.items()}
+    config = SimpleNamespace(stash=pytest.Stash(), getoption=given.get)
+    return run_capabilities(cast(pytest.Config, config))
+
+
+def test_each_process_of_a_run_decides_the_same_from_its_options_and_landscape_files(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "main").mkdir()
+    (tmp_path / "alone").mkdir()
+    main_file = _landscape(tmp_path / "main")  # grants deny-token-requests
+    alone_file = _landscape(tmp_path / "alone", capabilities={})
+    existing = {"env": "existing", "landscape": main_file, "landscape_alone": alone_file}
+    main, alone = _decided(**existing)
+    assert main.granted == {Capability.DENY_TOKEN_REQUESTS, Capability.CHANGE_DENIAL}
+    assert alone.granted == frozenset()
+    assert alone.why_not([Capability.DENY_TOKEN_REQUESTS]) == [
+        "needs denying TokenRequests: the landscape file does not grant deny-token-requests"
+    ]
+    assert _decided(**existing) == (main, alone)  # another worker, the same decision
+    upstream = of_implementation("upstream")
+    assert _decided(env="kind", impl="upstream") == (upstream, upstream)
+    assert _decided(env="local", impl="reference") == (ALL, ALL)
+    assert _decided(env="sim", impl="reference") == (ALL, ALL)
 
 
 def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
