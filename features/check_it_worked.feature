@@ -18,6 +18,7 @@ Feature: Check that it worked
   @spec
   Rule: AgentCredentialReady says whether the agent has a credential
 
+    @needs-deny-token-requests @needs-configure-apiserver-url
     Scenario Outline: AgentCredentialReady is <Status> with reason <Reason>
       Given <situation>
       When I create the Target "cluster-1" in namespace "test"
@@ -43,6 +44,7 @@ Feature: Check that it worked
   @defined-here
   Rule: Disabled: without controller.agent.apiserverURL no token is minted, and none is kept
 
+    @needs-configure-apiserver-url
     Scenario: Setting controller.agent.apiserverURL later issues the token
       Given the operator has not set controller.agent.apiserverURL
       And I have created the Target "cluster-1" in namespace "test"
@@ -50,7 +52,7 @@ Feature: Check that it worked
       When the operator sets controller.agent.apiserverURL
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
 
-    @fault
+    @fault @needs-configure-apiserver-url
     Scenario: Unsetting controller.agent.apiserverURL withdraws the token
       Given I have created the Target "cluster-1" in namespace "test"
       And the agent of "cluster-1" holds its token
@@ -62,6 +64,7 @@ Feature: Check that it worked
   @spec @fault
   Rule: MintFailed: the token could not be created, the message has the error, the controller retries
 
+    @needs-deny-token-requests @needs-audit-log
     Scenario: The controller retries a failed mint and issues the token once the cause is gone
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And I have created the Target "cluster-1" in namespace "test"
@@ -73,6 +76,7 @@ Feature: Check that it worked
       Then AgentCredentialReady of "cluster-1" is "True" with reason "Issued"
       And the Secret named in the condition message holds a token for the agent of "cluster-1"
 
+    @needs-deny-token-requests @needs-change-denial
     Scenario: The MintFailed message has the error of the latest attempt
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And I have created the Target "cluster-1" in namespace "test"
@@ -84,6 +88,7 @@ Feature: Check that it worked
   @defined-here @fault
   Rule: MintFailed: every failure is a Warning event, and the retries back off up to a cap for as long as the cause lasts
 
+    @needs-deny-token-requests @needs-audit-log
     Scenario: The waits between attempts grow up to the cap and the retries go on at the cap
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And I have created the Target "cluster-1" in namespace "test"
@@ -93,6 +98,7 @@ Feature: Check that it worked
       And AgentCredentialReady of "cluster-1" is "False" with reason "MintFailed"
       And no Secret made for "cluster-1" is left without a token the SolAr API server accepts
 
+    @needs-deny-token-requests @needs-audit-log
     Scenario: After a successful mint, the next failures back off from the initial wait again
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And I have created the Target "cluster-1" in namespace "test"
@@ -103,6 +109,7 @@ Feature: Check that it worked
       When I request a new credential for "cluster-1"
       Then after the success, the first wait between refused token requests for the agent of "cluster-1" is the profile's initial wait
 
+    @needs-deny-token-requests @needs-audit-log
     Scenario: A mint failing for one Target does not hold back the Targets of another namespace
       Given the operator has set up the solar-agent in namespace "other"
       And the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
@@ -130,6 +137,7 @@ Feature: Check that it worked
   @spec @fault
   Rule: If it stays empty, check the agent pod logs on the target cluster
 
+    @needs-cut-agent-link @needs-agent-logs
     Scenario: While lastReportTime stays empty, the agent pod's log on the target cluster says why
       Given the agent pods of the target cluster cannot reach the SolAr API server
       And I have created the Target "cluster-1" in namespace "test"
@@ -140,6 +148,7 @@ Feature: Check that it worked
   @defined-here @fault
   Rule: The harness's own wait for a report points at the agent pod logs
 
+    @needs-cut-agent-link @needs-agent-logs
     Scenario: A wait for the first report that runs out says to check the agent pod logs and shows them
       Given the agent pods of the target cluster cannot reach the SolAr API server
       And I have created the Target "cluster-1" in namespace "test"
@@ -150,6 +159,7 @@ Feature: Check that it worked
       And the failure shows no token
       And the agent pod logs of "cluster-1" on the target cluster show no token
 
+    @needs-agent-logs
     Scenario: The agent pod logs that people are sent to never show the agent's token
       Given I have created the Target "cluster-1" in namespace "test"
       When I run the first-contact step for "cluster-1"

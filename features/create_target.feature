@@ -54,6 +54,7 @@ Feature: What happens when you create a Target
       And Flux on the target reports every bound Release of "cluster-1" as Ready
       And the target cluster holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
 
+    @needs-audit-log
     Scenario: The agent updates its own TargetReport
       Given I have created the Target "cluster-1" in namespace "test"
       When I run the first-contact step for "cluster-1"
@@ -75,6 +76,7 @@ Feature: What happens when you create a Target
   @spec
   Rule: Every Target gets its own solar-agent
 
+    @needs-audit-log @needs-agent-logs
     Scenario: Two Targets, two agents, each reporting with its own credential
       Given the operator has set up the solar-agent in namespace "other"
       And I have created the Target "cluster-1" in namespace "test"
@@ -110,6 +112,7 @@ Feature: What happens when you create a Target
       Then "cluster-1" is bound to the agent Release
       And the Target "cluster-1" is the only object I have written
 
+    @needs-audit-log
     Scenario: Setup is once per namespace: a second Target needs nothing more
       Given I have created the Target "cluster-1" in namespace "test"
       And "cluster-1" is bound to the agent Release
@@ -123,6 +126,7 @@ Feature: What happens when you create a Target
   @defined-here
   Rule: Targets created before the operator set up their namespace are served once it is
 
+    @needs-audit-log
     Scenario: A Target created before its namespace was set up is bound, gets its credential and is delivered
       Given namespace "other" holds no solar-agent setup
       And I have created the Target "cluster-9" in namespace "other"

@@ -57,12 +57,14 @@ Feature: Rotating and revoking a credential (the runbook)
       Then AgentCredentialReady of "cluster-1" is "False" with reason "Revoked"
       And no token Secret of "cluster-1" exists
 
+    @needs-agent-logs
     Scenario: The revoked token is rejected within the API server's authentication cache window
       When I annotate the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
       Then the old token of "cluster-1" is rejected within the authentication cache window
       And the agent's log says that the SolAr API server rejects its credential
       And the bootstrap chart of "cluster-1" in the render registry still carries the agent release
 
+    @needs-audit-log
     Scenario: Removing the annotation issues a new token and the agent reports again
       Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
       And the old token of "cluster-1" is rejected within the authentication cache window
@@ -74,6 +76,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And the lastReportTime of "cluster-1" advances with the next report
       And solar-controller-manager has minted exactly one new token for "cluster-1"
 
+    @needs-audit-log
     Scenario Outline: Changing the revocation annotation in place to "<value>" issues a new token
       Given I have annotated the Target "cluster-1" with "solar.opendefense.cloud/agent-credential: revoked"
       And AgentCredentialReady of "cluster-1" is "False" with reason "Revoked"
@@ -105,6 +108,7 @@ Feature: Rotating and revoking a credential (the runbook)
 
   Rule: Rotate
 
+    @needs-audit-log
     Scenario: A rotation on request replaces the token, and the agent picks it up through Flux
       When I request a new credential for "cluster-1"
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
@@ -116,6 +120,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And solar-controller-manager has minted exactly one new token for "cluster-1"
       And the lastTransitionTime of AgentCredentialReady of "cluster-1" has not moved, as its status stayed "True"
 
+    @needs-audit-log
     Scenario: Every rotation request replaces the token, not only the first
       Given I have requested a new credential for "cluster-1"
       And the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
@@ -126,7 +131,7 @@ Feature: Rotating and revoking a credential (the runbook)
       And the new token lives for the profile's token lifetime
       And solar-controller-manager has minted exactly one new token for "cluster-1"
 
-    @fault
+    @fault @needs-skew-controller-clock @needs-audit-log
     Scenario: A token is rotated before it expires, once, even by a controller whose clock runs ahead
       When the clock of solar-controller-manager passes the age at which a token is rotated
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
@@ -139,6 +144,7 @@ Feature: Rotating and revoking a credential (the runbook)
   @fault
   Rule: A token that cannot be replaced stops working when it expires
 
+    @needs-deny-token-requests @needs-audit-log @needs-agent-logs
     Scenario: Without a new token, the old one expires, the reports stop and the condition says why
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       When the token of "cluster-1" has lived past the age at which it is rotated
@@ -153,6 +159,7 @@ Feature: Rotating and revoking a credential (the runbook)
 
   Rule: A token Secret deleted out of band is replaced
 
+    @needs-audit-log
     Scenario: A token Secret deleted out of band is replaced by one new token in a new Secret
       When someone deletes the token Secret of "cluster-1"
       Then the old token of "cluster-1" is rejected within the authentication cache window
@@ -210,7 +217,7 @@ Feature: Rotating and revoking a credential (the runbook)
       Then the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
       And every Target but "cluster-1" in namespace "test" keeps the Secret and the token it held, and the SolAr API server accepts that token
 
-    @fault
+    @fault @needs-deny-token-requests @needs-skew-controller-clock @needs-audit-log
     Scenario: A rotation before expiry leaves the token of a Target of the same name in another namespace as it was
       Given the SolAr API server denies token requests in namespace "test" with "tokens are paused by policy"
       And the clock of solar-controller-manager has passed the age at which a token is rotated

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from solar_conformance.core.capabilities import Capability
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.model.run import (
@@ -26,6 +27,15 @@ pytestmark = [
     # It unsets controller.agent.apiserverURL and cuts the agents' link: on a shared landscape,
     # with the landscape alone (solar_conformance/plugin/concurrent.py).
     pytest.mark.landscape_alone,
+    # What its actions do; where the landscape lacks one, it is skipped at collection.
+    *(
+        getattr(pytest.mark, capability.tag)
+        for capability in (
+            Capability.CONFIGURE_APISERVER_URL,
+            Capability.DENY_TOKEN_REQUESTS,
+            Capability.CUT_AGENT_LINK,
+        )
+    ),
 ]
 
 
@@ -37,11 +47,6 @@ def test_the_credential_lifecycle_keeps_the_pages_promises_in_any_order(
 ) -> None:
     timeouts = {kind: float(pytestconfig.getini(f"solar_timeout_{kind}")) for kind in TIMEOUT_KINDS}
     backend = pytestconfig.getoption("--solar-env")
-    if pytestconfig.getoption("--solar-impl") != "reference":
-        pytest.skip(
-            "the model unsets and sets controller.agent.apiserverURL, which only the reference "
-            "SolAr lets the harness do: run it with --solar-impl=reference"
-        )
     figures = Figures()
     if held_landscape is None:
         run(sim_starter(contract, timeouts, figures), SIM_BUDGET, figures)

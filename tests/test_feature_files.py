@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from solar_conformance.plugin.collection import PAGE_TAGS
 from solar_conformance.plugin.feature_checks import count_runs, feature_file_problems, parse
 from tests.project_runs import ROOT, USAGE_ERROR, project_folder, run_pytest
 from tests.test_bad_input import FEATURE, refused
 
 FEATURES = ROOT / "features"
-TAGS = frozenset({"spec", "defined-here", "fault", "local", "kind"})
+TAGS = frozenset(PAGE_TAGS)
 GOOD_SCENARIO = """
   @spec
   Scenario: the landscape is there
@@ -203,11 +204,11 @@ OUTLINE_EXAMPLES = ORIGINAL[
 FEATURE_MISTAKES = {
     "an outline without its Examples": (
         ORIGINAL.replace(OUTLINE_EXAMPLES, ""),
-        ":21: the outline 'AgentCredentialReady is <Status> with reason <Reason>' has no Examples",
+        ":22: the outline 'AgentCredentialReady is <Status> with reason <Reason>' has no Examples",
     ),
     "a placeholder typo": (
         ORIGINAL.replace('with reason "<Reason>"', 'with reason "<Reasn>"', 1),
-        ":24: <Reasn> is not a column of the Examples at line 27 (did you mean <Reason>?)",
+        ":25: <Reasn> is not a column of the Examples at line 28 (did you mean <Reason>?)",
     ),
     "a misspelt step keyword opening the Background": (
         ORIGINAL.replace("    Given a SolAr cluster", "    Gievn a SolAr cluster", 1),
@@ -220,7 +221,7 @@ FEATURE_MISTAKES = {
             "    Scenario: The Secret named in the message holds a token that expires when the "
             "message says\n      Wehn",
         ),
-        ":38: `Wehn` is not a step keyword (did you mean `When`?)",
+        ":39: `Wehn` is not a step keyword (did you mean `When`?)",
     ),
     "a misspelt step keyword among the steps": (
         ORIGINAL.replace(
@@ -232,26 +233,28 @@ FEATURE_MISTAKES = {
     ),
     "a misspelt Examples keyword": (
         ORIGINAL.replace("      Examples: the page", "      Exmples: the page", 1),
-        ":27: `Exmples:` is not a Gherkin keyword (did you mean `Examples:`?)",
+        ":28: `Exmples:` is not a Gherkin keyword (did you mean `Examples:`?)",
     ),
     "a tag typo": (
         ORIGINAL.replace("@defined-here\n  Rule: Disabled", "@defined_here\n  Rule: Disabled", 1),
-        ":43: unknown tag @defined_here (did you mean @defined-here?)",
+        ":44: unknown tag @defined_here (did you mean @defined-here?)",
     ),
     "a tag no marker registers": (
         ORIGINAL.replace(
-            "    @fault\n    Scenario: Unsetting", "    @skip\n    Scenario: Unsetting"
+            "    @fault @needs-configure-apiserver-url\n    Scenario: Unsetting",
+            "    @skip @needs-configure-apiserver-url\n    Scenario: Unsetting",
         ),
-        ":53: unknown tag @skip",
+        ":55: unknown tag @skip",
     ),
     "an untagged scenario": (
         ORIGINAL.replace("  @spec\n  Rule: Issued", "  Rule: Issued", 1),
-        ":36: scenario 'The Secret named in the message holds a token that expires when the "
+        ":37: scenario 'The Secret named in the message holds a token that expires when the "
         "message says' is neither @spec nor @defined-here",
     ),
     "a scenario tagged both ways": (
         ORIGINAL.replace(
-            "    @fault\n    Scenario: Unsetting", "    @spec\n    Scenario: Unsetting"
+            "    @fault @needs-configure-apiserver-url\n    Scenario: Unsetting",
+            "    @spec @needs-configure-apiserver-url\n    Scenario: Unsetting",
         ),
         "is both @spec and @defined-here",
     ),

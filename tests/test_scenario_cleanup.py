@@ -140,6 +140,12 @@ class SharedLandscape(Clusters):
     def end_scenario(self, suffix: str) -> None:
         self.ended.append(suffix)
 
+    def kubeconfig_paths(self) -> dict[str, Path]:
+        return {
+            "SolAr": self.solar_plane.kubeconfig_path,
+            "target": self.target_plane.kubeconfig_path,
+        }
+
 
 @pytest.mark.parametrize("keep", [True, False])
 def test_keep_on_failure_leaves_a_failed_scenarios_namespaces(

@@ -1,18 +1,22 @@
 """The one small protocol every backend implements: clusters, a registry, a clock, faults.
 
 Backends are transports: `sim` (in memory), `local` (real processes), `kind` (real clusters).
-Steps only ever see this protocol. What a backend or an implementation cannot do is a missing
-capability: the step that needs it skips with the name of what is missing.
+Steps only ever see this protocol. What a backend or an implementation cannot do, each landscape
+says before any scenario runs (`capabilities`, solar_conformance/core/capabilities.py): a scenario
+that needs what it lacks is skipped at collection. A landscape asked for a capability it lacks
+raises MissingCapability, which fails the scenario: collection should have skipped it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from solar_conformance.core.api import InventoryAPI, ProbeAPI
 from solar_conformance.core.audit import AuditEvent as AuditEvent  # part of the protocol
+from solar_conformance.core.capabilities import Capability
 from solar_conformance.core.clock import Clock
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.oci import RegistryClient
@@ -21,7 +25,12 @@ Undo = Callable[[], None]
 
 
 class MissingCapability(Exception):
-    """This backend or SolAr implementation cannot do what a step asked for."""
+    """This landscape cannot do what a step asked for: a harness error, since the landscape's
+    `capabilities` should have kept the scenario from running."""
+
+
+class MissingPrerequisite(Exception):
+    """The landscape cannot start: a tool, an engine or an option it needs is missing."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,29 @@ class Faults(Protocol):
 
     def skew_controller_clock(self, seconds: float) -> Undo:
         """solar-controller-manager's clock runs `seconds` ahead."""
+
+
+class ScenarioLock(Protocol):
+    """How scenarios share a landscape with other runs or workers (backends/existing/exclusive.py)."""
+
+    def shared(self) -> None: ...
+
+    def exclusive(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class NoLock:
+    """A landscape only this run's process uses: nothing to share."""
+
+    def shared(self) -> None:
+        return None
+
+    def exclusive(self) -> None:
+        return None
+
+    def release(self) -> None:
+        return None
 
 
 class Landscape(Protocol):
@@ -83,14 +115,23 @@ class Landscape(Protocol):
         server only names no other audience."""
 
     @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this landscape, with this SolAr implementation, can do; known before it starts
+        (solar_conformance/core/capabilities.py)."""
+
+    @property
+    def lock(self) -> ScenarioLock:
+        """Held shared by each scenario, exclusive by one that changes what every Target sees."""
+
+    @property
     def faults(self) -> Faults: ...
 
     def solar_as(self, token: str) -> ProbeAPI:
         """A client of the SolAr API server that authenticates with nothing but `token`."""
 
     def solar_audit(self) -> list[AuditEvent]:
-        """The SolAr API server's audit events so far (solar_conformance/core/audit.py says which are recorded);
-        MissingCapability where the API server keeps no audit log."""
+        """The SolAr API server's audit events so far (solar_conformance/core/audit.py says which are
+        recorded); only where `capabilities` has Capability.AUDIT_LOG."""
 
     def registry_as(self, username: str | None, password: str | None) -> RegistryClient:
         """A client of the render registry, as the harness reaches it."""
@@ -107,8 +148,15 @@ class Landscape(Protocol):
     def agent_logs(self, namespace: str, target: str) -> dict[str, list[str]]:
         """The logs of every agent pod of this Target on the target cluster, by pod."""
 
+    def begin_scenario(self, suffix: str) -> None:
+        """Before a scenario with this namespace suffix starts on a shared landscape."""
+
     def end_scenario(self, suffix: str) -> None:
         """Remove what the scenario with this namespace suffix left (shared landscapes)."""
+
+    def kubeconfig_paths(self) -> dict[str, Path]:
+        """The admin kubeconfig files of its clusters by cluster ("SolAr", "target"): paths,
+        never their content; none for an in-memory landscape."""
 
     def diagnostics(self) -> dict[str, str]:
         """Component logs, registry catalog and the like, by name; already redacted."""

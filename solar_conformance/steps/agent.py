@@ -8,7 +8,8 @@ from typing import Any
 from pytest_bdd import given, parsers, then
 
 from solar_conformance.core.api import ApiError, Obj, is_owned_by
-from solar_conformance.core.landscape import Landscape, MissingCapability
+from solar_conformance.core.capabilities import Capability, needs
+from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.redact import leaks_encoded
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.identity import agent_user, judge, report_writes, writers
@@ -23,7 +24,6 @@ from solar_conformance.page.lookup import (
 )
 from solar_conformance.page.reading import rfc3339
 from solar_conformance.plugin.actors import You
-from solar_conformance.plugin.hooks import requires
 from solar_conformance.steps.common import quoted_names
 from solar_conformance.steps.renderer import agent_release_new_token
 from solar_conformance.steps.you import request_rotation
@@ -40,11 +40,10 @@ def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> N
 
     you.tokens[target] = waiter.until(f"a token for {target}", probe)
     you.retirements.pop(target, None)  # what retired an earlier token does not retire this one
+    if Capability.AUDIT_LOG not in landscape.capabilities:
+        return  # the steps that count TokenRequests need the audit log: their scenarios skip
     account_namespace, account = TokenFacts.read(you.tokens[target]).service_account
-    try:
-        requests = token_requests(landscape, account_namespace, account)
-    except MissingCapability:
-        return  # no audit log: steps that count TokenRequests skip and say so
+    requests = token_requests(landscape, account_namespace, account)
     you.mints_when_noted[target] = len([e for e in requests if e.code < 300])
 
 
@@ -202,6 +201,8 @@ def _report_time(target: str, value: str) -> datetime:
 
 
 def _logs(landscape: Landscape, namespace: str, target: str) -> str:
+    if Capability.AGENT_LOGS not in landscape.capabilities:
+        return f"(no agent logs: the landscape lacks {Capability.AGENT_LOGS.human_name})"
     pods = landscape.agent_logs(namespace, target)
     return "\n".join(f"agent pod {pod}: " + "\n  ".join(lines[-5:]) for pod, lines in pods.items())
 
@@ -301,6 +302,7 @@ def report_empty(landscape: Landscape, you: You, target: str) -> None:
 
 
 @then(parsers.parse('the lastReportTime of "{target}" was written by the agent with its own token'))
+@needs(Capability.AUDIT_LOG)
 def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     """Judged by who the SolAr API server authenticated (its audit), never by a name a client
     chooses: see solar_conformance/page/identity.py."""
@@ -310,7 +312,7 @@ def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str
     tokens = [you.tokens.get(target), token_in(landscape, secret) if secret else None]
     known = {TokenFacts.read(token).jti or "" for token in tokens if token} - {""}
     assert known, f"no token of {target} was seen in its Secret"
-    events = requires(landscape.solar_audit, "the SolAr API server's audit log")
+    events = landscape.solar_audit()
 
     def probe() -> tuple[bool, Any]:
         writes = report_writes(landscape.solar_audit(), namespace, target)
@@ -330,6 +332,7 @@ def _rejections(landscape: Landscape, namespace: str, target: str) -> list[str]:
 
 
 @then("the agent's log says that the SolAr API server rejects its credential")
+@needs(Capability.AGENT_LOGS)
 def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None:
     for target, namespace in you.namespaces.items():
 
@@ -341,6 +344,7 @@ def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None
 
 
 @then(parsers.parse('the lastReportTime of "{target}" stops at the token\'s expiry'))
+@needs(Capability.AGENT_LOGS)
 def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     """Two more rejected attempts of the agent show that it went on trying: none got through."""
     namespace = you.namespace_of(target)
@@ -382,6 +386,7 @@ UNREACHABLE_WORDS = ("connection refused", "unreachable", "timed out", "no route
         "it cannot reach the SolAr API server"
     )
 )
+@needs(Capability.AGENT_LOGS)
 def agent_logs_unreachable(
     landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
 ) -> None:
@@ -412,6 +417,7 @@ def report_still_empty(landscape: Landscape, you: You, target: str) -> None:
         r"an agent pod of (?P<first>\"[^\"]+\") and an agent pod of (?P<second>\"[^\"]+\") run on the target cluster"
     )
 )
+@needs(Capability.AGENT_LOGS)
 def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, second: str) -> None:
     for target in quoted_names(f"{first} and {second}"):
         namespace = you.namespace_of(target)
@@ -424,6 +430,7 @@ def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, secon
 
 
 @then(parsers.parse('the agent pod logs of "{target}" on the target cluster show no token'))
+@needs(Capability.AGENT_LOGS)
 def agent_logs_hold_no_token(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
     secret = token_secret(landscape, namespace, target)

@@ -10,6 +10,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from solar_conformance.core.api import SOLAR_GROUP, ApiError, Obj, is_owned_by
+from solar_conformance.core.capabilities import Capability, needs
 from solar_conformance.core.conditions import secret_value
 from solar_conformance.core.landscape import AuditEvent, Landscape
 from solar_conformance.core.rbac import Request, User, allowed
@@ -423,6 +424,7 @@ def message_names_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
 
 
 @then(parsers.parse('solar-controller-manager has minted exactly one new token for "{target}"'))
+@needs(Capability.AUDIT_LOG)
 def exactly_one_new_token(landscape: Landscape, you: You, target: str) -> None:
     namespace, account = TokenFacts.read(you.noted_token(target)).service_account
     minted = [e for e in token_requests(landscape, namespace, account) if e.code < 300]
@@ -571,6 +573,7 @@ def _refused_token_requests(
     ),
     target_fixture="refused_token_requests",
 )
+@needs(Capability.AUDIT_LOG)
 def refused_requests(
     landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
 ) -> list[AuditEvent]:
@@ -612,6 +615,7 @@ def waits_grow_to_cap(landscape: Landscape, refused_token_requests: list[AuditEv
         '"{target}" is the profile\'s initial wait'
     )
 )
+@needs(Capability.AUDIT_LOG)
 def backoff_starts_afresh(
     landscape: Landscape,
     you: You,
@@ -647,6 +651,7 @@ def backoff_starts_afresh(
 
 
 @then(parsers.parse('every refused token request is a Warning event on the Target "{target}"'))
+@needs(Capability.AUDIT_LOG)
 def refusals_are_events(
     landscape: Landscape,
     you: You,

@@ -7,11 +7,11 @@ from contextlib import ExitStack
 from pytest_bdd import given, parsers, then, when
 
 from solar_conformance.core.api import annotations_of, new_object
+from solar_conformance.core.capabilities import Capability, needs
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
 from solar_conformance.plugin.actors import Operator, You
-from solar_conformance.plugin.hooks import requires
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.common import label_pairs
 
@@ -117,19 +117,16 @@ def more_registries(
 
 @given("the operator has set controller.agent.apiserverURL")
 @when("the operator sets controller.agent.apiserverURL")
+@needs(Capability.CONFIGURE_APISERVER_URL)
 def set_apiserver_url(landscape: Landscape) -> None:
-    requires(
-        lambda: landscape.configure_apiserver_url(landscape.solar_api_url),
-        "configuring controller.agent.apiserverURL",
-    )
+    landscape.configure_apiserver_url(landscape.solar_api_url)
 
 
 @given("the operator has not set controller.agent.apiserverURL")
 @when("the operator unsets controller.agent.apiserverURL")
+@needs(Capability.CONFIGURE_APISERVER_URL)
 def unset_apiserver_url(landscape: Landscape, you: You, cleanup: ExitStack) -> None:
-    requires(
-        lambda: landscape.configure_apiserver_url(None), "unsetting controller.agent.apiserverURL"
-    )
+    landscape.configure_apiserver_url(None)
     cleanup.callback(landscape.configure_apiserver_url, landscape.solar_api_url)
     for target in you.namespaces:
         you.retired(target, "controller.agent.apiserverURL was unset", landscape.clock.now())

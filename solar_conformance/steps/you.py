@@ -12,6 +12,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from solar_conformance.core.api import ApiError, Obj, new_object
+from solar_conformance.core.capabilities import Capability
 from solar_conformance.core.clock import utc
 from solar_conformance.core.credentials import basic_auth
 from solar_conformance.core.landscape import Landscape
@@ -444,6 +445,8 @@ def wait_for_first_report(
     namespace = you.namespace_of(target)
 
     def logs() -> str:
+        if Capability.AGENT_LOGS not in landscape.capabilities:
+            return f"no agent logs: the landscape lacks {Capability.AGENT_LOGS.human_name}"
         pods = landscape.agent_logs(namespace, target)
         if not pods:
             return "no agent pod of this Target exists on the target cluster"
