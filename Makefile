@@ -12,7 +12,7 @@ WORKERS ?=
 XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
 .PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
-	mutants report local kind tools tools-local tools-kind kind-images bench bench-first-report bench-local-scale clean \
+	mutants report local kind tools tools-local tools-kind kind-images harness-image bench bench-first-report bench-local-scale clean \
 	cucumber-html-check package-check
 
 $(STAMP): pyproject.toml
@@ -123,6 +123,11 @@ tools-%: $(STAMP)
 ## The kind node image and the agent, Flux and registry images, built offline (cached).
 kind-images: tools-kind
 	$(BIN)/solar-conformance provision images
+
+## The harness as an image, solar-conformance/harness:<version>, from the repository's Dockerfile
+## (built offline on a debootstrapped Python base; cached). How to run it: docs/running.md.
+harness-image: $(STAMP)
+	$(BIN)/solar-conformance provision harness-image
 
 clean:
 	rm -rf $(VENV) artifacts reports build .mypy_cache .ruff_cache .hypothesis \
