@@ -11,17 +11,14 @@ harness error: the scenario fails.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pytest_bdd.scenario import scenario_wrapper_template_registry
 
-from solar_conformance.core.capabilities import ALL, Capabilities, Capability
+from solar_conformance.core.capabilities import ALL, Capabilities
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.plugin.capability_tags import steps_need
+from solar_conformance.plugin.capability_tags import needed
 from solar_conformance.plugin.concurrent import needs_landscape_alone
 
-BDD_EXAMPLE = "_pytest_bdd_example"  # pytest-bdd's parameter: the row of an outline's Examples
 # Set before collection by whoever knows better (a test's plugin); else computed once.
 CAPABILITIES_KEY = pytest.StashKey[tuple[Capabilities, Capabilities]]()
 
@@ -55,26 +52,6 @@ def run_capabilities(config: pytest.Config) -> tuple[Capabilities, Capabilities]
         found = (ALL, ALL)
     config.stash[CAPABILITIES_KEY] = found
     return found
-
-
-def needed(item: pytest.Item) -> list[Capability]:
-    """The capabilities a test's tags (or a plain test's marks) say it needs; for a row of a
-    Scenario Outline, those of its tags that its own steps need (the Disabled row of a table
-    needs controller.agent.apiserverURL changed, the Issued row does not)."""
-    tagged = [c for c in Capability if item.get_closest_marker(c.tag) is not None]
-    callspec = getattr(item, "callspec", None)
-    example = callspec.params.get(BDD_EXAMPLE) if callspec is not None else None
-    if not tagged or not example:
-        return tagged
-    function: Any = getattr(item, "obj", None)
-    try:
-        template = scenario_wrapper_template_registry.get(function)
-    except TypeError:  # no weak key: no scenario
-        return tagged
-    if template is None:
-        return tagged
-    own = steps_need([step.name for step in template.render(example).steps])
-    return [c for c in tagged if c in own]
 
 
 def skip_what_the_landscape_cannot_run(config: pytest.Config, items: list[pytest.Item]) -> None:
