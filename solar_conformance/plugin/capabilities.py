@@ -10,26 +10,16 @@ harness error: the scenario fails.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from solar_conformance.core.capabilities import ALL, Capabilities
+from solar_conformance.core.capabilities import Capabilities
 from solar_conformance.core.landscape import Landscape
+from solar_conformance.plugin.backends import BACKENDS
 from solar_conformance.plugin.capability_tags import needed
 from solar_conformance.plugin.concurrent import needs_landscape_alone
 
 # Set before collection by whoever knows better (a test's plugin); else computed once.
 CAPABILITIES_KEY = pytest.StashKey[tuple[Capabilities, Capabilities]]()
-
-
-def _of_file(file: Path) -> Capabilities:
-    from solar_conformance.backends.existing.landscape_file import BadLandscapeFile, load
-
-    try:
-        return load(file).granted()
-    except BadLandscapeFile as problem:  # checked before the run: changed since
-        raise pytest.UsageError(str(problem)) from None
 
 
 def run_capabilities(config: pytest.Config) -> tuple[Capabilities, Capabilities]:
@@ -38,18 +28,7 @@ def run_capabilities(config: pytest.Config) -> tuple[Capabilities, Capabilities]
     known = config.stash.get(CAPABILITIES_KEY, None)
     if known is not None:
         return known
-    backend = config.getoption("--solar-env")
-    if backend == "existing":
-        main = _of_file(config.getoption("--solar-landscape"))
-        alone_file = config.getoption("--solar-landscape-alone")
-        found = (main, _of_file(alone_file) if alone_file else main)
-    elif backend in ("local", "kind"):
-        from solar_conformance.components.capabilities import of_implementation
-
-        both = of_implementation(config.getoption("--solar-impl"))
-        found = (both, both)
-    else:
-        found = (ALL, ALL)
+    found = BACKENDS[config.getoption("--solar-env")].capabilities(config)
     config.stash[CAPABILITIES_KEY] = found
     return found
 
