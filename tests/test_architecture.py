@@ -38,20 +38,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     f"{P}.provision": {f"{P}.provision.toolchain", f"{P}.components", f"{P}.simulators.reference"},
     f"{P}.page": set(),
     f"{P}.backends.sim": {f"{P}.simulators.memory", f"{P}.simulators.reference"},
-    f"{P}.backends.existing": {f"{P}.components"},
-    # `up` writes the page's objects for the walk, and the landscape file `existing` reads
+    # the hand walk writes the page's objects for a held landscape
+    f"{P}.backends.existing": {f"{P}.components", f"{P}.page"},
+    # `up` writes the landscape file `existing` reads and prepares the walk
     f"{P}.backends.local": {
         f"{P}.components",
         f"{P}.provision",
         f"{P}.provision.toolchain",
-        f"{P}.page",
         f"{P}.backends.existing",
     },
     f"{P}.backends.kind": {
         f"{P}.components",
         f"{P}.provision",
         f"{P}.provision.toolchain",
-        f"{P}.page",
         f"{P}.backends.existing",
     },
     f"{P}.plugin": {
