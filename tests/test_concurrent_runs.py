@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOBAL_FAULT_SCENARIOS = {
-    "test_agentcredentialready_is_status_with_reason_reason",  # its Disabled row
+    # its Issued and Disabled rows: both set controller.agent.apiserverURL, which every Target sees
+    "test_agentcredentialready_is_status_with_reason_reason",
     "test_setting_controlleragentapiserverurl_later_issues_the_token",
     "test_unsetting_controlleragentapiserverurl_withdraws_the_token",
     "test_while_lastreporttime_stays_empty_the_agent_pods_log_on_the_target_cluster_says_why",
@@ -63,7 +64,7 @@ def test_a_run_with_workers_reports_every_scenario_as_a_run_without(tmp_path: Pa
         assert name in text, f"the HTML report of the run with workers lacks {name!r}"
 
 
-def test_exactly_the_scenarios_with_global_faults_need_the_landscape_alone(
+def test_exactly_the_scenarios_whose_steps_change_what_every_target_sees_take_the_landscape_alone(
     pytestconfig: pytest.Config,
 ) -> None:
     found = subprocess.run(
@@ -75,7 +76,11 @@ def test_exactly_the_scenarios_with_global_faults_need_the_landscape_alone(
         timeout=300,
     ).stdout.split()
     assert {name.split("[")[0] for name in found} == GLOBAL_FAULT_SCENARIOS
-    assert len(found) == len(GLOBAL_FAULT_SCENARIOS)  # of the Outline, only its Disabled row
+    assert len(found) == len(GLOBAL_FAULT_SCENARIOS) + 1  # of the Outline, two of its rows
+    assert sorted(name.split("[")[1].split("-")[1] for name in found if "[" in name) == [
+        "Disabled",
+        "Issued",
+    ]
 
 
 _LIST_ALONE = """

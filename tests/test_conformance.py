@@ -227,23 +227,20 @@ class _ApiServer:
 
 
 def test_a_real_landscape_reports_what_its_api_servers_say() -> None:
-    from solar_conformance.components.landscape import RealLandscape
+    from solar_conformance.components.landscape import RealParts
     from solar_conformance.core.contract import REFERENCE
-    from solar_conformance.core.landscape import RegistryEndpoint
     from solar_conformance.provision.toolchain import versions
 
-    landscape = RealLandscape(REFERENCE, "reference")
+    parts = RealParts(REFERENCE, "reference")
     solar, target = _ApiServer("v1.34.4"), _ApiServer("v1.33.1")
-    landscape.solar, landscape.target = solar, target  # type: ignore[assignment]
-    landscape.registry = RegistryEndpoint("registry:5000", True, "distribution+token-service")
-    found = landscape.versions()
+    kind = "distribution+token-service"
+    found = parts.versions(solar, target, kind)  # type: ignore[arg-type]
     assert found["kubernetes"] == "v1.34.4"
     assert found["kubernetes (target)"] == "v1.33.1"
     assert found["registry"] == f"distribution+token-service {versions.DISTRIBUTION}"
     assert versions.SOURCE_CONTROLLER in found["flux"]
-    landscape.versions()
+    parts.versions(solar, target, kind)  # type: ignore[arg-type]
     assert solar.calls == 1, "asked once per landscape"
-    unanswered = RealLandscape(REFERENCE, "reference")
-    unanswered.solar = unanswered.target = _ApiServer(None)  # type: ignore[assignment]
-    unanswered.registry = landscape.registry
-    assert unanswered.versions()["kubernetes"] == "not reported"
+    unanswered = RealParts(REFERENCE, "reference")
+    silent = _ApiServer(None)
+    assert unanswered.versions(silent, silent, kind)["kubernetes"] == "not reported"  # type: ignore[arg-type]

@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
 
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
 from solar_conformance.components.change_feed import ChangeFeed
 from solar_conformance.components.kube import KubeClusterAPI
+from solar_conformance.components.watch_hub import Listening, open_watches
 from solar_conformance.core.clock import RealClock, VirtualClock
 from solar_conformance.core.waiting import Waiter, WaitTimeout
 
@@ -94,9 +96,11 @@ class _WatchServer(BaseHTTPRequestHandler):
 
     events = 2
     protocol_version = "HTTP/1.1"  # chunked, as kube-apiserver streams a watch
+    opened: ClassVar[list[str]] = []  # the path of every watch request, in order
 
     def do_GET(self) -> None:
         assert "watch=true" in self.path
+        self.opened.append(self.path.split("?")[0])
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
@@ -144,3 +148,35 @@ def test_each_watch_event_tells_the_clock_and_closing_stops_the_watch_at_once(
         feed.close()
     assert time.monotonic() - began < 2.0
     assert "2 events" in feed.describe()
+
+
+def test_listeners_of_one_kind_on_one_server_share_one_watch_until_the_last_leaves(
+    watch_server: str,
+) -> None:
+    _WatchServer.opened.clear()
+    solar = KubeClusterAPI(ApiClient(Configuration(host=watch_server)))
+    also_solar = KubeClusterAPI(ApiClient(Configuration(host=watch_server)), "another-manager")
+    heard: dict[str, int] = {"first": 0, "second": 0}
+
+    def hears(who: str) -> Callable[[str, dict[str, Any]], None]:
+        def event(_type: str, _obj: dict[str, Any]) -> None:
+            heard[who] += 1
+
+        return event
+
+    clock = RealClock()
+    first = Listening([(solar, ("Target", "Target", "Secret"))], hears("first"))
+    second = Listening([(also_solar, ("Target",))], hears("second"))
+    try:
+        Waiter(clock, {"reconcile": 10}, interval=0.05).until(
+            "both kinds watched", lambda: (len(_WatchServer.opened) >= 2, _WatchServer.opened)
+        )
+        assert open_watches() == 2  # Target and Secret, however many listen
+        second.close()
+        assert open_watches() == 2  # the first still listens to Target
+    finally:
+        first.close()
+        second.close()
+    assert open_watches() == 0
+    assert sorted(p.rsplit("/", 1)[-1] for p in _WatchServer.opened) == ["secrets", "targets"]
+    assert heard["first"] >= 2

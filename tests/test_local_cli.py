@@ -1,5 +1,6 @@
-"""What `solar-conformance local` gives for walking the page by hand: env.sh (with its registry
-client), `logs`, a second namespace, and the commands that act on a running landscape."""
+"""What `solar-conformance local` and `kind` give for walking the page by hand: env.sh (with its
+registry client), local's `logs`, a second namespace, and the commands that act on a running
+landscape; and what `down` removes of the walk's files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import os
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,8 +18,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from solar_conformance.backends.local import __main__ as cli
-from solar_conformance.backends.local.__main__ import agent_logs, environment_script, main
+from solar_conformance.backends.existing import walk
+from solar_conformance.backends.existing.walk import environment_script
+from solar_conformance.backends.kind.__main__ import main as kind_main
+from solar_conformance.backends.local.__main__ import agent_logs
+from solar_conformance.backends.local.__main__ import main as local_main
 from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.components import faults
 from solar_conformance.core import yamlio
@@ -177,6 +181,14 @@ def test_regcred_get_answers_a_basic_challenge_as_zot_asks(tmp_path: Path) -> No
 
 # --- the commands that act on a running landscape -----------------------------------------------
 
+Main = Callable[[list[str]], int]
+
+
+@pytest.fixture(params=[local_main, kind_main], ids=["local", "kind"])
+def main(request: pytest.FixtureRequest) -> Main:
+    command: Main = request.param
+    return command
+
 
 @pytest.mark.parametrize(
     "argv",
@@ -184,11 +196,10 @@ def test_regcred_get_answers_a_basic_challenge_as_zot_asks(tmp_path: Path) -> No
         ["namespace", "--namespace", "other"],
         ["apiserver-url", "unset"],
         ["token-requests", "refuse", "--namespace", "test"],
-        ["logs"],
     ],
 )
 def test_commands_on_a_landscape_refuse_in_one_line_when_none_is_up(
-    tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str], main: Main
 ) -> None:
     assert main([*argv, f"--state-dir={tmp_path}"]) == 1
     err = capsys.readouterr().err
@@ -205,7 +216,9 @@ def test_commands_on_a_landscape_refuse_in_one_line_when_none_is_up(
         ["up", "set"],
     ],
 )
-def test_commands_refuse_a_missing_or_wrong_action(tmp_path: Path, argv: list[str]) -> None:
+def test_commands_refuse_a_missing_or_wrong_action(
+    tmp_path: Path, argv: list[str], main: Main
+) -> None:
     with pytest.raises(SystemExit) as exited:
         main([*argv, f"--state-dir={tmp_path}"])
     assert exited.value.code == 2
@@ -221,7 +234,7 @@ def _sim(_: Path) -> Iterator[SimLandscape]:
 
 
 def test_a_second_namespace_is_set_up_with_its_own_pull_user_and_page_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], main: Main
 ) -> None:
     seen: dict[str, Any] = {}
 
@@ -236,7 +249,7 @@ def test_a_second_namespace_is_set_up_with_its_own_pull_user_and_page_files(
                 for kind in ("Release", "Profile", "Registry")
             }
 
-    monkeypatch.setattr(cli, "attached", attached)
+    monkeypatch.setattr(walk, "attached", attached)
     assert main(["namespace", "--namespace=other", "--target=edge", f"--state-dir={tmp_path}"]) == 0
 
     assert seen["kinds"] == {
@@ -264,7 +277,7 @@ def test_a_second_namespace_is_set_up_with_its_own_pull_user_and_page_files(
 
 
 def test_a_namespace_that_exists_is_refused_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], main: Main
 ) -> None:
     @contextmanager
     def attached(state_dir: Path) -> Iterator[SimLandscape]:
@@ -272,7 +285,7 @@ def test_a_namespace_that_exists_is_refused_in_one_line(
             set_up_namespace(landscape, landscape.solar, "test")
             yield landscape
 
-    monkeypatch.setattr(cli, "attached", attached)
+    monkeypatch.setattr(walk, "attached", attached)
     assert main(["namespace", "--namespace=test", f"--state-dir={tmp_path}"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "namespace test exists already" in err
@@ -299,12 +312,12 @@ def _attach(monkeypatch: pytest.MonkeyPatch) -> _Recorder:
     def attached(_: Path) -> Iterator[_Recorder]:
         yield recorder
 
-    monkeypatch.setattr(cli, "attached", attached)
+    monkeypatch.setattr(walk, "attached", attached)
     return recorder
 
 
 def test_apiserver_url_unsets_and_sets_again_the_landscapes_own_url(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, main: Main
 ) -> None:
     recorder = _attach(monkeypatch)
     assert main(["apiserver-url", "unset", f"--state-dir={tmp_path}"]) == 0
@@ -316,7 +329,7 @@ def test_apiserver_url_unsets_and_sets_again_the_landscapes_own_url(
 
 
 def test_token_requests_use_the_harness_fault_in_the_named_namespace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, main: Main
 ) -> None:
     recorder = _attach(monkeypatch)
     calls: list[tuple[Any, ...]] = []
@@ -329,3 +342,21 @@ def test_token_requests_use_the_harness_fault_in_the_named_namespace(
     assert main(["token-requests", "refuse", "--namespace=other", f"--state-dir={tmp_path}"]) == 0
     assert main(["token-requests", "accept", "--namespace=other", f"--state-dir={tmp_path}"]) == 0
     assert calls == [("deny", recorder.solar, "other"), ("accept", recorder.solar, "other")]
+
+
+def test_logs_refuses_in_one_line_when_no_landscape_is_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert local_main(["logs", f"--state-dir={tmp_path}"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no landscape is up" in err
+
+
+def test_down_removes_the_walks_files_and_leaves_the_rest(tmp_path: Path) -> None:
+    for folder in (tmp_path, tmp_path / "other"):
+        folder.mkdir(exist_ok=True)
+        for name in (*walk.PAGE_FILES, walk.ENV_FILE):
+            (folder / name).write_text("x")
+    (tmp_path / "kubeconfig-you-made").write_text("x")
+    walk.remove_files(tmp_path, {"namespaces": ["other"]})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kubeconfig-you-made"]

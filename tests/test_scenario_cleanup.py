@@ -10,6 +10,7 @@ import pytest
 
 from solar_conformance.core.api import ApiError, ClusterAPI, new_object
 from solar_conformance.core.clock import VirtualClock
+from solar_conformance.core.namespace_sweep import scenario_namespaces
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.plugin import landscapes
 from solar_conformance.plugin.names import Names
@@ -17,7 +18,6 @@ from solar_conformance.plugin.scenario_cleanup import (
     CleanupFailed,
     delete_scenario_namespaces,
     keep_for_inspection,
-    scenario_namespaces,
 )
 from solar_conformance.simulators.memory.cluster import SYSTEM_NAMESPACES, InMemoryCluster
 

@@ -50,6 +50,15 @@ HUMAN_NAMES = {
     Capability.AGENT_LOGS: "the agent pods' logs",
     Capability.DIAGNOSTICS: "the landscape's component logs",
 }
+# What changes what every Target sees: a scenario that needs one of these holds its landscape
+# alone (solar_conformance/plugin/concurrent.py).
+EVERY_TARGET = frozenset(
+    {
+        Capability.SKEW_CONTROLLER_CLOCK,
+        Capability.CUT_AGENT_LINK,
+        Capability.CONFIGURE_APISERVER_URL,
+    }
+)
 # What a tag says, for the marker's registration.
 TAG_MEANINGS = {
     c.tag: f"needs {c.human_name}; skipped where the landscape lacks it" for c in Capability

@@ -158,6 +158,10 @@ class Landscape(Protocol):
         """The admin kubeconfig files of its clusters by cluster ("SolAr", "target"): paths,
         never their content; none for an in-memory landscape."""
 
+    def container_cpu_seconds(self) -> float | None:
+        """CPU seconds its own containers spent since it was up (kind's nodes and registry);
+        None for a landscape without containers of its own."""
+
     def diagnostics(self) -> dict[str, str]:
         """Component logs, registry catalog and the like, by name; already redacted."""
 

@@ -10,29 +10,16 @@ harness error: the scenario fails.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
-from pytest_bdd.scenario import scenario_wrapper_template_registry
 
-from solar_conformance.core.capabilities import ALL, Capabilities, Capability
+from solar_conformance.core.capabilities import Capabilities
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.plugin.capability_tags import steps_need
+from solar_conformance.plugin.backends import BACKENDS
+from solar_conformance.plugin.capability_tags import needed
 from solar_conformance.plugin.concurrent import needs_landscape_alone
 
-BDD_EXAMPLE = "_pytest_bdd_example"  # pytest-bdd's parameter: the row of an outline's Examples
 # Set before collection by whoever knows better (a test's plugin); else computed once.
 CAPABILITIES_KEY = pytest.StashKey[tuple[Capabilities, Capabilities]]()
-
-
-def _of_file(file: Path) -> Capabilities:
-    from solar_conformance.backends.existing.landscape_file import BadLandscapeFile, load
-
-    try:
-        return load(file).granted()
-    except BadLandscapeFile as problem:  # checked before the run: changed since
-        raise pytest.UsageError(str(problem)) from None
 
 
 def run_capabilities(config: pytest.Config) -> tuple[Capabilities, Capabilities]:
@@ -41,40 +28,9 @@ def run_capabilities(config: pytest.Config) -> tuple[Capabilities, Capabilities]
     known = config.stash.get(CAPABILITIES_KEY, None)
     if known is not None:
         return known
-    backend = config.getoption("--solar-env")
-    if backend == "existing":
-        main = _of_file(config.getoption("--solar-landscape"))
-        alone_file = config.getoption("--solar-landscape-alone")
-        found = (main, _of_file(alone_file) if alone_file else main)
-    elif backend in ("local", "kind"):
-        from solar_conformance.components.capabilities import of_implementation
-
-        both = of_implementation(config.getoption("--solar-impl"))
-        found = (both, both)
-    else:
-        found = (ALL, ALL)
+    found = BACKENDS[config.getoption("--solar-env")].capabilities(config)
     config.stash[CAPABILITIES_KEY] = found
     return found
-
-
-def needed(item: pytest.Item) -> list[Capability]:
-    """The capabilities a test's tags (or a plain test's marks) say it needs; for a row of a
-    Scenario Outline, those of its tags that its own steps need (the Disabled row of a table
-    needs controller.agent.apiserverURL changed, the Issued row does not)."""
-    tagged = [c for c in Capability if item.get_closest_marker(c.tag) is not None]
-    callspec = getattr(item, "callspec", None)
-    example = callspec.params.get(BDD_EXAMPLE) if callspec is not None else None
-    if not tagged or not example:
-        return tagged
-    function: Any = getattr(item, "obj", None)
-    try:
-        template = scenario_wrapper_template_registry.get(function)
-    except TypeError:  # no weak key: no scenario
-        return tagged
-    if template is None:
-        return tagged
-    own = steps_need([step.name for step in template.render(example).steps])
-    return [c for c in tagged if c in own]
 
 
 def skip_what_the_landscape_cannot_run(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+from pytest_bdd.scenario import scenario_wrapper_template_registry
 from pytest_bdd.steps import step_function_context_registry
 
 from solar_conformance.core.capabilities import STEP_NEEDS, Capability
 
 Node = dict[str, Any]
+BDD_EXAMPLE = "_pytest_bdd_example"  # pytest-bdd's parameter: the row of an outline's Examples
 
 
 def _step_needs() -> list[tuple[Any, frozenset[Capability]]]:
@@ -116,3 +119,23 @@ def capability_tag_problems(feature: Node) -> list[tuple[int, str]]:
                 )
             )
     return found
+
+
+def needed(item: pytest.Item) -> list[Capability]:
+    """The capabilities a test's tags (or a plain test's marks) say it needs; for a row of a
+    Scenario Outline, those of its tags that its own steps need (the Disabled row of a table
+    needs controller.agent.apiserverURL changed, the Issued row does not)."""
+    tagged = [c for c in Capability if item.get_closest_marker(c.tag) is not None]
+    callspec = getattr(item, "callspec", None)
+    example = callspec.params.get(BDD_EXAMPLE) if callspec is not None else None
+    if not tagged or not example:
+        return tagged
+    function: Any = getattr(item, "obj", None)
+    try:
+        template = scenario_wrapper_template_registry.get(function)
+    except TypeError:  # no weak key: no scenario
+        return tagged
+    if template is None:
+        return tagged
+    own = steps_need([step.name for step in template.render(example).steps])
+    return [c for c in tagged if c in own]

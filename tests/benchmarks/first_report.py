@@ -41,8 +41,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from solar_conformance.components.change_feed import KindWatch
 from solar_conformance.components.kube import KubeClusterAPI
+from solar_conformance.components.watch_hub import Listening
 from solar_conformance.core.api import ApiError, ClusterAPI, Obj, find_condition, new_object
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.page.lookup import agent_release_name, last_report_time
@@ -86,13 +86,15 @@ class StageWatch:
         self._namespace, self._target, self._release = "", "", ""
         self._began = 0.0
         self.seen: dict[str, float] = {}
-        self._watches: list[KindWatch] = []
-        for api, kinds in (
-            (landscape.solar, ("Target", "TargetReport")),
-            (landscape.target, ("OCIRepository", "HelmRelease", "Deployment", "Pod")),
-        ):
-            if isinstance(api, KubeClusterAPI):
-                self._watches += [KindWatch(api, kind, self._event) for kind in kinds]
+        sources = [
+            (api, kinds)
+            for api, kinds in (
+                (landscape.solar, ("Target", "TargetReport")),
+                (landscape.target, ("OCIRepository", "HelmRelease", "Deployment", "Pod")),
+            )
+            if isinstance(api, KubeClusterAPI)
+        ]
+        self._listening = Listening(sources, self._event)
 
     def start(self, namespace: str, target: str, release: str) -> None:
         with self._lock:
@@ -137,10 +139,7 @@ class StageWatch:
         return []
 
     def close(self) -> None:
-        for watch in self._watches:
-            watch.stop()
-        for watch in self._watches:
-            watch.join(5.0)
+        self._listening.close()
 
 
 def _time(value: Any) -> datetime | None:

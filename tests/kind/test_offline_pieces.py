@@ -16,6 +16,7 @@ import yaml
 from solar_conformance.backends.kind import audit
 from solar_conformance.backends.kind import cluster as cluster_module
 from solar_conformance.backends.kind.cluster import KindCluster
+from solar_conformance.backends.kind.cluster_config import kind_config
 from solar_conformance.backends.kind.flux import CONTROLLERS, flux_manifests
 from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
 from solar_conformance.provision.engine import WRAPPER
@@ -108,9 +109,7 @@ AUDIT_DIR = Path("/somewhere/audit")
 
 
 def _config(upstream_node: bool) -> dict[str, Any]:
-    toolchain = cast(Toolchain, _ToolchainWithKind())
-    cluster = KindCluster("c", "node:image", toolchain, upstream_node=upstream_node)
-    return cluster._kind_config(AUDIT_DIR)
+    return kind_config(AUDIT_DIR, upstream_node)
 
 
 def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
@@ -159,8 +158,9 @@ def test_images_the_node_image_carries_are_not_imported_again(
     loaded: list[str] = []
     monkeypatch.setattr(cluster_module, "load_image", lambda _c, _n, image: loaded.append(image))
     monkeypatch.setattr(cluster, "_client", lambda: _Engine(_Node(node_runs)))
-    monkeypatch.setattr(cluster, "_kubeconfig_entry", lambda *_: {"certificate-authority-data": ""})
-    monkeypatch.setattr(cluster, "_check_certificate_covers_node_ip", lambda: None)
+    entry = {"certificate-authority-data": "", "server": "https://127.0.0.1:6443"}
+    monkeypatch.setattr(cluster, "_kubeconfig_entry", lambda *_: entry)
+    monkeypatch.setattr(cluster_module, "check_certificate_covers", lambda *_: None)
     cluster._describe_node()
     cluster.load_image("flux:1")
     cluster.load_image("agent:1")
