@@ -1,13 +1,15 @@
 """`solar-conformance`: the page run from the installed package, and the harness's other commands.
 
-    solar-conformance run [--landscape FILE] [--report DIR] [PYTEST ARGS...]
+    solar-conformance run [--landscape FILE] [--report DIR] [NAME.feature...] [PYTEST ARGS...]
     solar-conformance local|kind up|down|status ...
     solar-conformance report ...
     solar-conformance provision ...
 
 `run` runs the feature files the package carries: on the in-memory reference (sim) by default,
 or against the landscape a landscape file describes (docs/landscape-file.md), and writes the
-report into DIR. Every other pytest option passes through (`-n 4`, `-k`, `--solar-impl`, ...).
+report into DIR. Naming feature files (`create_target.feature`, with or without a folder) runs
+only those; without, the whole page. Every other pytest option passes through (`-n 4`, `-k`,
+`--solar-impl`, ...).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ COMMANDS = {
     "provision": "solar_conformance.provision.__main__",
 }
 DEFAULT_REPORT = "solar-conformance-report"
+FEATURE_SUFFIX = ".feature"
+
+
+class BadRunArguments(Exception):
+    """What `run` was given cannot be run: one line."""
 
 
 def features_folder() -> Path:
@@ -53,10 +60,12 @@ def run_arguments(argv: Sequence[str]) -> list[str]:
         default=DEFAULT_REPORT,
         help=f"where the report is written (default: {DEFAULT_REPORT})",
     )
-    known, passed_through = parser.parse_known_args(list(argv))
+    known, rest = parser.parse_known_args(list(argv))
     features = features_folder()
+    named = [token for token in rest if _names_a_feature_file(token)]
+    passed_through = [token for token in rest if token not in named]
     arguments = [
-        str(features),
+        *([str(_packaged_feature(features, name)) for name in named] or [str(features)]),
         # No ini file of wherever the package happens to be installed: the plugin's own settings.
         f"--config-file={os.devnull}",
         f"--rootdir={features.parent}",
@@ -70,6 +79,22 @@ def run_arguments(argv: Sequence[str]) -> list[str]:
     if known.landscape:
         arguments += ["--solar-env=existing", f"--solar-landscape={known.landscape}"]
     return arguments + passed_through
+
+
+def _names_a_feature_file(token: str) -> bool:
+    return not token.startswith("-") and token.endswith(FEATURE_SUFFIX)
+
+
+def _packaged_feature(features: Path, name: str) -> Path:
+    """The feature file the package carries under NAME's file name: the page is what the package
+    ships, so a folder in NAME (the checkout's `features/...`) only locates it."""
+    carried = features / Path(name).name
+    if carried.is_file():
+        return carried
+    choices = ", ".join(sorted(path.name for path in features.glob(f"*{FEATURE_SUFFIX}")))
+    raise BadRunArguments(
+        f"solar-conformance run: no feature file {name!r}; the page has: {choices}"
+    )
 
 
 def _pytest(arguments: list[str]) -> int:
@@ -91,7 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "run":
         # pytest in a process of its own: this one has imported the package already, and pytest
         # rewrites the asserts of the modules it imports itself.
-        return _pytest(run_arguments(rest))
+        try:
+            arguments = run_arguments(rest)
+        except BadRunArguments as bad:
+            print(bad, file=sys.stderr)
+            return 4
+        return _pytest(arguments)
     if command not in COMMANDS:
         print(
             f"solar-conformance: unknown command {command!r}; "

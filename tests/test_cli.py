@@ -40,6 +40,27 @@ def test_run_against_a_landscape_file_is_the_existing_backend() -> None:
     assert arguments[-2:] == ["-n", "4"]
 
 
+def test_run_with_feature_files_runs_only_those_the_package_carries() -> None:
+    arguments = cli.run_arguments(["features/create_target.feature", "runbook.feature", "-n", "2"])
+    folder = cli.features_folder()
+    assert arguments[:2] == [str(folder / "create_target.feature"), str(folder / "runbook.feature")]
+    assert str(folder) not in arguments
+    assert arguments[-2:] == ["-n", "2"]
+
+
+def test_run_with_a_feature_file_the_page_does_not_have_is_one_line_and_exit_4() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "solar_conformance.cli", "run", "create_targte.feature"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("solar-conformance run: no feature file 'create_targte.feature'; ")
+    assert "create_target.feature" in line
+
+
 @pytest.mark.parametrize("command", sorted(cli.COMMANDS))
 def test_every_command_names_a_module_with_main(command: str) -> None:
     module = __import__(cli.COMMANDS[command], fromlist=["main"])
