@@ -115,6 +115,75 @@ def test_with_a_landscape_of_their_own_they_come_first_and_the_long_ones_next() 
     assert _order(alone_apart=True) == ["fault-1", "fault-2", "expiry", "a", "poll", "b", "c"]
 
 
+def test_measured_seconds_start_the_scenarios_over_twice_the_median_first_longest_first() -> None:
+    from solar_conformance.plugin.concurrent import run_order
+
+    took = {"a": 20.0, "revoke-value": 105.0, "b": 30.0, "expiry": 641.0, "c": 25.0}
+    took |= {"d": 11.0, "poll": 330.0, "e": 40.0, "f": 35.0, "g": 15.0}
+    order = run_order(list(took), lambda name: False, took.__getitem__, alone_apart=False)
+    assert order == ["expiry", "d", "poll", "g", "revoke-value", "a", "c", "b", "f", "e"]
+
+
+class _Cache:
+    def __init__(self) -> None:
+        self.kept: dict[str, object] = {}
+
+    def get(self, key: str, default: object) -> object:
+        return self.kept.get(key, default)
+
+    def set(self, key: str, value: object) -> None:
+        self.kept[key] = value
+
+
+def _config(cache: _Cache, backend: str = "local") -> pytest.Config:
+    from types import SimpleNamespace
+
+    options = {"--solar-env": backend, "--solar-impl": None}
+    return SimpleNamespace(cache=cache, getoption=lambda name, default=None: options[name])  # type: ignore[return-value]
+
+
+def _test_report(test: str, seconds: float, skipped: bool = False) -> pytest.TestReport:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(nodeid=test, duration=seconds, skipped=skipped)  # type: ignore[return-value]
+
+
+def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured() -> None:
+    from solar_conformance.plugin.measured_durations import DurationRecorder, measured
+
+    cache = _Cache()
+    config = _config(cache)
+    first = DurationRecorder(config)
+    for test, seconds in (("expiry", 1.0), ("expiry", 640.0), ("a", 20.0), ("skipped", 0.5)):
+        first.pytest_runtest_logreport(_test_report(test, seconds, skipped=test == "skipped"))
+    first.pytest_sessionfinish(pytest.ExitCode.TESTS_FAILED)
+    second = DurationRecorder(config)
+    second.pytest_runtest_logreport(_test_report("a", 25.0))
+    second.pytest_sessionfinish(pytest.ExitCode.OK)
+    interrupted = DurationRecorder(config)
+    interrupted.pytest_runtest_logreport(_test_report("expiry", 3.0))
+    interrupted.pytest_sessionfinish(pytest.ExitCode.INTERRUPTED)
+    assert measured(config) == {"expiry": 641.0, "a": 25.0}
+    assert measured(_config(cache, backend="kind")) == {}
+
+
+def test_a_scenario_never_measured_counts_as_the_longest() -> None:
+    from types import SimpleNamespace
+
+    from solar_conformance.plugin.concurrent import expected_waits
+    from solar_conformance.plugin.measured_durations import DurationRecorder
+
+    cache = _Cache()
+    config = _config(cache)
+    recorder = DurationRecorder(config)
+    recorder.pytest_runtest_logreport(_test_report("a", 20.0))
+    recorder.pytest_runtest_logreport(_test_report("poll", 330.0))
+    recorder.pytest_sessionfinish(pytest.ExitCode.OK)
+    items = [SimpleNamespace(nodeid=test) for test in ("a", "poll", "new")]
+    wait = expected_waits(config, items)  # type: ignore[arg-type]
+    assert [wait(item) for item in items] == [20.0, 330.0, 330.0]  # type: ignore[arg-type]
+
+
 def test_a_landscape_that_does_not_start_ends_the_run_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
