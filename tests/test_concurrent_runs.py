@@ -124,22 +124,19 @@ def test_measured_seconds_start_the_scenarios_over_twice_the_median_first_longes
     assert order == ["expiry", "d", "poll", "g", "revoke-value", "a", "c", "b", "f", "e"]
 
 
-class _Cache:
-    def __init__(self) -> None:
-        self.kept: dict[str, object] = {}
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
 
-    def get(self, key: str, default: object) -> object:
-        return self.kept.get(key, default)
-
-    def set(self, key: str, value: object) -> None:
-        self.kept[key] = value
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    return tmp_path
 
 
-def _config(cache: _Cache, backend: str = "local") -> pytest.Config:
+def _config(backend: str = "local") -> pytest.Config:
     from types import SimpleNamespace
 
     options = {"--solar-env": backend, "--solar-impl": None}
-    return SimpleNamespace(cache=cache, getoption=lambda name, default=None: options[name])  # type: ignore[return-value]
+    return SimpleNamespace(getoption=lambda name, default=None: options[name])  # type: ignore[return-value]
 
 
 def _test_report(test: str, seconds: float, skipped: bool = False) -> pytest.TestReport:
@@ -148,11 +145,12 @@ def _test_report(test: str, seconds: float, skipped: bool = False) -> pytest.Tes
     return SimpleNamespace(nodeid=test, duration=seconds, skipped=skipped)  # type: ignore[return-value]
 
 
-def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured() -> None:
+def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured(
+    cache_root: Path,
+) -> None:
     from solar_conformance.plugin.measured_durations import DurationRecorder, measured
 
-    cache = _Cache()
-    config = _config(cache)
+    config = _config()
     first = DurationRecorder(config)
     for test, seconds in (("expiry", 1.0), ("expiry", 640.0), ("a", 20.0), ("skipped", 0.5)):
         first.pytest_runtest_logreport(_test_report(test, seconds, skipped=test == "skipped"))
@@ -164,17 +162,25 @@ def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured()
     interrupted.pytest_runtest_logreport(_test_report("expiry", 3.0))
     interrupted.pytest_sessionfinish(pytest.ExitCode.INTERRUPTED)
     assert measured(config) == {"expiry": 641.0, "a": 25.0}
-    assert measured(_config(cache, backend="kind")) == {}
+    assert measured(_config(backend="kind")) == {}
+    assert [path.name for path in (cache_root / "durations").iterdir()] == ["local-reference.json"]
 
 
-def test_a_scenario_never_measured_counts_as_the_longest() -> None:
+def test_a_cache_that_cannot_be_read_is_no_measurement(cache_root: Path) -> None:
+    from solar_conformance.plugin.measured_durations import measured
+
+    (cache_root / "durations").mkdir()
+    (cache_root / "durations" / "local-reference.json").write_text("{not json")
+    assert measured(_config()) == {}
+
+
+def test_a_scenario_never_measured_counts_as_the_longest(cache_root: Path) -> None:
     from types import SimpleNamespace
 
     from solar_conformance.plugin.concurrent import expected_waits
     from solar_conformance.plugin.measured_durations import DurationRecorder
 
-    cache = _Cache()
-    config = _config(cache)
+    config = _config()
     recorder = DurationRecorder(config)
     recorder.pytest_runtest_logreport(_test_report("a", 20.0))
     recorder.pytest_runtest_logreport(_test_report("poll", 330.0))

@@ -1,33 +1,60 @@
-"""How long each scenario took when it last ran on a backend, kept in pytest's cache.
+"""How long each scenario took when it last ran on a backend, kept in the harness's cache.
 
 A concurrent run starts its longest scenarios first (solar_conformance/plugin/concurrent.py).
 What "longest" means is measured: the time each scenario took in the last run on the same
-backend and implementation (setup, steps and teardown, as pytest timed them). Only a scenario
-never measured there is judged by the words of its steps.
+backend and implementation (setup, steps and teardown, as pytest timed them), kept as one JSON
+file per backend and implementation under the cache root (`~/.cache/solar-conformance`, or
+`$SOLAR_CONFORMANCE_CACHE`). Only a scenario never measured there is judged by the words of its
+steps. The order is all it changes: never a verdict.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
 
-CACHE_KEY = "solar-conformance/durations"
+from solar_conformance.provision.toolchain.layout import default_cache_root
+
+FOLDER = "durations"
 
 
-def _key(config: pytest.Config) -> str:
+def _file(config: pytest.Config) -> Path:
     backend = config.getoption("--solar-env")
     implementation = config.getoption("--solar-impl", None) or "reference"
-    return f"{CACHE_KEY}/{backend}-{implementation}"
+    return default_cache_root() / FOLDER / f"{backend}-{implementation}.json"
 
 
 def measured(config: pytest.Config) -> dict[str, float]:
-    """Seconds per test id from the last runs on this backend, empty when none was kept."""
-    cache = getattr(config, "cache", None)
-    if cache is None:
+    """Seconds per test id from the last runs on this backend, empty when none was kept (or
+    what was kept cannot be read: it is only a cache)."""
+    try:
+        kept = json.loads(_file(config).read_text())
+    except (OSError, ValueError):
         return {}
-    kept = cache.get(_key(config), {})
     if not isinstance(kept, dict):
         return {}
-    return {str(test): float(seconds) for test, seconds in kept.items()}
+    return {
+        str(test): float(seconds)
+        for test, seconds in kept.items()
+        if isinstance(seconds, int | float)
+    }
+
+
+def _keep(file: Path, took: dict[str, float]) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.")
+    try:
+        with os.fdopen(handle, "w") as out:
+            json.dump(took, out, indent=0, sort_keys=True)
+        os.replace(temporary, file)  # whole or not at all, whoever reads it meanwhile
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 class DurationRecorder:
@@ -48,10 +75,11 @@ class DurationRecorder:
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             return
         took = {test: s for test, s in self._took.items() if test not in self._skipped}
-        cache = getattr(self._config, "cache", None)
-        if cache is None or not took:
+        if not took:
             return
-        cache.set(_key(self._config), {**measured(self._config), **took})
+        # A cache that cannot be written changes only the next run's order.
+        with contextlib.suppress(OSError):
+            _keep(_file(self._config), {**measured(self._config), **took})
 
 
 def register(config: pytest.Config, real_backend: bool) -> None:
