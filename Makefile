@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
 PYTEST_ARGS ?=
 MUTANTS_ARGS ?=
 # Scenarios side by side on the real backends (pytest-xdist workers attached to one landscape)
-# are opt-in, e.g. `make local WORKERS=4`; empty (the default) is a plain serial run.
+# are opt-in, e.g. `make local WORKERS=4`, or `WORKERS=auto` (as many as the last run's measured
+# CPU allows, docs/running.md); empty (the default) is a plain serial run.
 WORKERS ?=
 XDIST := $(if $(WORKERS),-n $(WORKERS),)
 

@@ -148,7 +148,7 @@ def _test_report(test: str, seconds: float, skipped: bool = False) -> pytest.Tes
 def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured(
     cache_root: Path,
 ) -> None:
-    from solar_conformance.plugin.measured_durations import DurationRecorder, measured
+    from solar_conformance.plugin.measurements import DurationRecorder, measured
 
     config = _config()
     first = DurationRecorder(config)
@@ -163,14 +163,16 @@ def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured(
     interrupted.pytest_sessionfinish(pytest.ExitCode.INTERRUPTED)
     assert measured(config) == {"expiry": 641.0, "a": 25.0}
     assert measured(_config(backend="kind")) == {}
-    assert [path.name for path in (cache_root / "durations").iterdir()] == ["local-reference.json"]
+    assert [path.name for path in (cache_root / "measurements").iterdir()] == [
+        "local-reference.durations.json"
+    ]
 
 
 def test_a_cache_that_cannot_be_read_is_no_measurement(cache_root: Path) -> None:
-    from solar_conformance.plugin.measured_durations import measured
+    from solar_conformance.plugin.measurements import measured
 
-    (cache_root / "durations").mkdir()
-    (cache_root / "durations" / "local-reference.json").write_text("{not json")
+    (cache_root / "measurements").mkdir()
+    (cache_root / "measurements" / "local-reference.durations.json").write_text("{not json")
     assert measured(_config()) == {}
 
 
@@ -178,7 +180,7 @@ def test_a_scenario_never_measured_counts_as_the_longest(cache_root: Path) -> No
     from types import SimpleNamespace
 
     from solar_conformance.plugin.concurrent import expected_waits
-    from solar_conformance.plugin.measured_durations import DurationRecorder
+    from solar_conformance.plugin.measurements import DurationRecorder
 
     config = _config()
     recorder = DurationRecorder(config)

@@ -84,3 +84,28 @@ def test_the_line_names_every_figure_it_has() -> None:
     with_containers = Cost(1.0, 1.0, {}, 1.0, None, 90.0).line()
     assert with_containers.endswith("CPU: harness 1.0s; containers 1m30s")
     assert "idle none ran" in with_containers
+
+
+def test_a_finished_run_keeps_its_cost_for_the_next_auto_and_an_interrupted_one_does_not(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solar_conformance.plugin.measurements import MeasuredCost, measured_cost
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
+
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    options = {"--solar-env": "kind", "--solar-impl": None}
+    config = SimpleNamespace(getoption=lambda name, default=None: options[name])
+    lines: list[str] = []
+    reporter = SimpleNamespace(config=config, write_line=lines.append)
+
+    def run(scenario_seconds: float, exitstatus: int) -> None:
+        cost = RunCost()
+        cost.pytest_runtest_logreport(_report(scenario_seconds, "gw0"))
+        cost.sample = LandscapeSample(tree=50.0, harness=3.0, containers=20.0)
+        cost.pytest_terminal_summary(reporter, exitstatus)
+
+    run(100.0, pytest.ExitCode.TESTS_FAILED)
+    run(1.0, pytest.ExitCode.INTERRUPTED)
+    kept = measured_cost(cast(pytest.Config, config))
+    assert kept == MeasuredCost(cpu_seconds=70.0, scenario_seconds=100.0)  # harness 3, started 47
+    assert len(lines) == 2 and all(line.startswith("Run cost: ") for line in lines)

@@ -19,6 +19,7 @@ import pytest
 
 from solar_conformance.components.process_cpu import own_seconds, self_seconds, tree_seconds
 from solar_conformance.core.landscape import Landscape
+from solar_conformance.plugin.measurements import MeasuredCost, keep_cost
 
 WORKER_CPU = "solar_cpu_seconds"  # what a worker sends home in its workeroutput
 MAIN = "main"  # the worker name of a run without pytest-xdist
@@ -112,9 +113,14 @@ class RunCost:
         )
 
     @pytest.hookimpl(trylast=True)  # after the verdict
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.busy:
-            terminalreporter.write_line(self.cost().line())
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
+        if not self.busy:
+            return
+        cost = self.cost()
+        terminalreporter.write_line(cost.line())
+        if exitstatus != pytest.ExitCode.INTERRUPTED and cost.scenarios > 0:
+            spent = cost.harness_cpu + (cost.started_cpu or 0.0) + (cost.container_cpu or 0.0)
+            keep_cost(terminalreporter.config, MeasuredCost(spent, cost.scenarios))
 
 
 class WorkerCost:
