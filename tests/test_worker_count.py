@@ -26,7 +26,14 @@ def _config(backend: str) -> pytest.Config:
         getoption=lambda name, default=None: options[name],
         pluginmanager=SimpleNamespace(get_plugin=lambda name: reporter),
         reporter=reporter,
+        stash=pytest.Stash(),
     )
+
+
+def _said(config: pytest.Config) -> list[str]:
+    worker_count.pytest_sessionstart(SimpleNamespace(config=config))  # type: ignore[arg-type]
+    lines: list[str] = config.reporter.lines  # type: ignore[attr-defined]
+    return lines
 
 
 @pytest.mark.parametrize(
@@ -57,11 +64,18 @@ def test_on_a_real_backend_auto_reads_the_cost_the_last_run_kept(
     monkeypatch.setattr(worker_count, "available_cores", lambda: 2)
     config = _config("local")
     assert worker_count.pytest_xdist_auto_num_workers(config) == worker_count.UNMEASURED
+    assert _said(config) == [
+        "-n auto: 4 workers (no run on this backend has measured its CPU yet, 2 cores)"
+    ]
     keep_cost(config, MeasuredCost(cpu_seconds=85.0, scenario_seconds=347.0))
     assert measured_cost(config) == MeasuredCost(85.0, 347.0)
     assert measured_cost(_config("kind")) is None
-    assert worker_count.pytest_xdist_auto_num_workers(config) == 6
-    assert config.reporter.lines == [  # type: ignore[attr-defined]
-        "-n auto: 4 workers (no run on this backend has measured its CPU yet, 2 cores)",
-        "-n auto: 6 workers (the last run kept 0.24 cores busy per running scenario, 2 cores)",
+    again = _config("local")
+    assert worker_count.pytest_xdist_auto_num_workers(again) == 6
+    assert _said(again) == [
+        "-n auto: 6 workers (the last run kept 0.24 cores busy per running scenario, 2 cores)"
     ]
+
+
+def test_without_auto_nothing_is_said() -> None:
+    assert _said(_config("local")) == []

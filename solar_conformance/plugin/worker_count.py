@@ -22,6 +22,7 @@ from solar_conformance.plugin.measurements import measured_cost
 
 MEASURED_BACKENDS = ("local", "kind")
 HEADROOM = 0.75  # of the cores: the harness's bursts (a landscape starting, reports) need room
+CHOSEN = pytest.StashKey[str]()  # the line that says how many and why, for the session's start
 UNMEASURED = 4
 MOST = 16  # scenarios are waits; beyond this the landscape's API servers, not the CPU, limit
 
@@ -44,12 +45,18 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return None  # pytest-xdist's own answer
     cost = measured_cost(config)
     count = workers_for(cost.cores_per_scenario if cost else None, available_cores())
-    reporter: Any = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        why = (
-            f"the last run kept {cost.cores_per_scenario:.2f} cores busy per running scenario"
-            if cost
-            else "no run on this backend has measured its CPU yet"
-        )
-        reporter.write_line(f"-n auto: {count} workers ({why}, {available_cores()} cores)")
+    why = (
+        f"the last run kept {cost.cores_per_scenario:.2f} cores busy per running scenario"
+        if cost
+        else "no run on this backend has measured its CPU yet"
+    )
+    config.stash[CHOSEN] = f"-n auto: {count} workers ({why}, {available_cores()} cores)"
     return count
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """xdist asks for the number before the terminal exists: said once the session starts."""
+    line = session.config.stash.get(CHOSEN, None)
+    reporter: Any = session.config.pluginmanager.get_plugin("terminalreporter")
+    if line is not None and reporter is not None:
+        reporter.write_line(line)
