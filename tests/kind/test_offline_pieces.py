@@ -19,7 +19,7 @@ from solar_conformance.backends.kind.cluster import KindCluster
 from solar_conformance.backends.kind.cluster_config import kind_config
 from solar_conformance.backends.kind.flux import CONTROLLERS, flux_manifests
 from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
-from solar_conformance.provision.engine import WRAPPER
+from solar_conformance.provision.engine import WRAPPER, installed_wrapper
 from solar_conformance.provision.images.node import ETCD_IMAGE_TAG
 from solar_conformance.provision.toolchain.toolchain import Toolchain
 
@@ -63,6 +63,16 @@ def test_the_wrapper_leaves_other_commands_alone(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps(spec))
     _run_wrapper(["state", "c1"], tmp_path)
     assert json.loads((tmp_path / "config.json").read_text()) == spec
+
+
+def test_dockerd_runs_a_copy_of_the_wrapper_that_outlives_the_checkout(tmp_path: Path) -> None:
+    installed = installed_wrapper(tmp_path)
+    assert installed.parent == tmp_path
+    assert installed.read_bytes() == WRAPPER.read_bytes()
+    assert os.access(installed, os.X_OK)
+    installed.write_text("stale")
+    assert installed_wrapper(tmp_path).read_bytes() == WRAPPER.read_bytes()
+    assert [path.name for path in tmp_path.iterdir()] == [WRAPPER.name]
 
 
 def test_flux_runs_the_given_images_and_serves_artifacts_in_cluster() -> None:
