@@ -208,7 +208,7 @@ def test_every_import_follows_the_rule() -> None:
             "solar_conformance.simulators.memory.flux",
             f"{P}.simulators.memory",
         ),
-        ("plugin/__init__.py", "solar_conformance.steps.you", f"{P}.steps"),
+        ("plugin/__init__.py", "solar_conformance.steps.you.targets", f"{P}.steps"),
     ],
 )
 def test_a_module_named_for_loading_counts(source: str, target: str, found: str) -> None:
@@ -234,7 +234,7 @@ def test_a_module_named_for_loading_counts(source: str, target: str, found: str)
         ("solar_conformance.backends.local.flux", "solar_conformance.backends.kind.flux", False),
         ("solar_conformance.backends.kind.flux", "solar_conformance.components.crds", True),
         ("solar_conformance.components.crds", "solar_conformance.provision.images.node", False),
-        ("solar_conformance.steps.you", "solar_conformance.plugin", False),
+        ("solar_conformance.steps.you.targets", "solar_conformance.plugin", False),
     ],
 )
 def test_the_rule_itself(module: str, imported: str, allowed: bool) -> None:

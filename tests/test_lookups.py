@@ -26,7 +26,7 @@ from solar_conformance.simulators.reference.controller import CredentialNames
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "solar_conformance"
 PAGE_MODULES = sorted((PACKAGE / "page").glob("*.py"))
-STEP_MODULES = sorted([*(PACKAGE / "steps").glob("*.py"), *(PACKAGE / "model").glob("*.py")])
+STEP_MODULES = sorted([*(PACKAGE / "steps").rglob("*.py"), *(PACKAGE / "model").glob("*.py")])
 CHECKED = [*PAGE_MODULES, *STEP_MODULES]
 
 # Kinds whose objects SolAr makes (on the SolAr cluster, or Flux from SolAr's charts on the
@@ -50,15 +50,19 @@ GENERATED = {
 # (module, function, kind) -> the promise each read of a generated object in the steps and the
 # model relies on, and how.
 STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("solar_conformance/steps/agent.py", "_rejected", "Secret"): (
+    ("solar_conformance/steps/agent/tokens.py", "_rejected", "Secret"): (
         "token",
         "the Secret the old token is bound to, by the token's own claim",
     ),
-    ("solar_conformance/steps/controller.py", "refusals_are_events", "Event"): (
+    ("solar_conformance/steps/controller/mint_failures.py", "refusals_are_events", "Event"): (
         "page",
         "Events about the Target, as kubectl describe finds them (kind, name, namespace, uid)",
     ),
-    ("solar_conformance/steps/controller.py", "bindings_stay_in_namespace", "ReleaseBinding"): (
+    (
+        "solar_conformance/steps/controller/bindings.py",
+        "bindings_stay_in_namespace",
+        "ReleaseBinding",
+    ): (
         "solar-api",
         "every ReleaseBinding of the namespace, by its spec.targetRef",
     ),
@@ -66,7 +70,7 @@ STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
         "page",
         "the page's own OCIRepository, solar-bootstrap, that you applied",
     ),
-    ("solar_conformance/steps/registry.py", "source_refused", "OCIRepository"): (
+    ("solar_conformance/steps/registry/pulls.py", "source_refused", "OCIRepository"): (
         "page",
         "the page's OCIRepository as you applied it, pointed with another regcred",
     ),
@@ -161,7 +165,8 @@ def _reads(function: ast.FunctionDef, clusters: tuple[str, ...]) -> Iterator[tup
 def test_the_modules_checked_here_exist() -> None:
     """A check over no module passes whatever the steps do: each list finds its modules."""
     assert len(PAGE_MODULES) > 5, PACKAGE / "page"
-    assert {p.parent.name for p in STEP_MODULES} == {"steps", "model"}, STEP_MODULES
+    assert {p.relative_to(PACKAGE).parts[0] for p in STEP_MODULES} == {"steps", "model"}
+    assert any(len(p.relative_to(PACKAGE).parts) > 2 for p in STEP_MODULES), "no actor package"
 
 
 def _relative(path: Path) -> str:

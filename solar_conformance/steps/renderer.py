@@ -26,7 +26,7 @@ from solar_conformance.page.lookup import agent_release_name, bound_releases, to
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.common import quoted_names
-from solar_conformance.steps.you import WrittenHelmRelease
+from solar_conformance.steps.you.first_contact import WrittenHelmRelease
 
 
 def pusher(landscape: Landscape) -> RegistryClient:

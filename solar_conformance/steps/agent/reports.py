@@ -1,4 +1,5 @@
-"""The agent: its token, its reports, and who the SolAr API server saw writing them."""
+"""The agent's reports: its TargetReport's lastReportTime, empty until the first report, then
+advancing with every report, written with the agent's own token, stopping at its expiry."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from pytest_bdd import given, parsers, then
 from solar_conformance.core.api import ApiError, Obj, is_owned_by
 from solar_conformance.core.capabilities import Capability, needs
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.core.redact import leaks_encoded
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.identity import agent_user, judge, report_writes, writers
 from solar_conformance.page.lookup import (
@@ -19,109 +19,13 @@ from solar_conformance.page.lookup import (
     last_report_time,
     target_report,
     token_in,
-    token_requests,
     token_secret,
 )
 from solar_conformance.page.reading import rfc3339
 from solar_conformance.plugin.actors import You
-from solar_conformance.steps.common import quoted_names
-from solar_conformance.steps.renderer import agent_release_new_token
-from solar_conformance.steps.you import request_rotation
+from solar_conformance.steps.agent._rejections import rejections
 
 
-@given(parsers.parse('the agent of "{target}" holds its token'))
-def note_token(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    namespace = you.namespace_of(target)
-
-    def probe() -> tuple[bool, Any]:
-        secret = token_secret(landscape, namespace, target)
-        token = token_in(landscape, secret) if secret else None
-        return token is not None, token
-
-    you.tokens[target] = waiter.until(f"a token for {target}", probe)
-    you.retirements.pop(target, None)  # what retired an earlier token does not retire this one
-    if Capability.AUDIT_LOG not in landscape.capabilities:
-        return  # the steps that count TokenRequests need the audit log: their scenarios skip
-    account_namespace, account = TokenFacts.read(you.tokens[target]).service_account
-    requests = token_requests(landscape, account_namespace, account)
-    you.mints_when_noted[target] = len([e for e in requests if e.code < 300])
-
-
-@given(
-    parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
-)
-@then(
-    parsers.parse('the old token of "{target}" is rejected within the authentication cache window')
-)
-def old_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    """The window starts when the page's trigger became visible (the condition named the new
-    Secret, the revocation annotation was set, the Target's deletion was requested,
-    controller.agent.apiserverURL was unset, the Secret was deleted), never at a step SolAr
-    chooses when to take (deleting the old Secret): by then plus the cache window and the
-    margin, the API server rejects the old token (401)."""
-    token = you.noted_token(target)
-    retirement = you.retirements.get(target)
-    assert retirement is not None, (
-        f"the scenario has seen nothing that retires the noted token of {target} (a rotation "
-        "named in the condition, a revocation, a deletion, an unset apiserverURL)"
-    )
-    what, since = retirement
-    _rejected(landscape, waiter, target, you.namespace_of(target), token, since, what)
-
-
-@then(parsers.parse('the old token of "{target}" is rejected from its expiry on'))
-def expired_token_rejected(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
-    token = you.noted_token(target)
-    expires = TokenFacts.read(token).expires_at
-    assert landscape.clock.now() >= expires, f"the token of {target} expires only at {expires}"
-    _rejected(landscape, waiter, target, you.namespace_of(target), token, expires, "it expired")
-
-
-def _rejected(
-    landscape: Landscape,
-    waiter: Waiter,
-    target: str,
-    namespace: str,
-    token: str,
-    since: datetime,
-    what: str,
-) -> None:
-    """Rejected (401) by `since` plus the authentication cache window and the margin."""
-    api = landscape.solar_as(token)
-    bound = TokenFacts.read(token).bound_secret
-
-    def probe() -> tuple[bool, Any]:
-        try:
-            api.get("Target", target, namespace)
-        except ApiError as error:
-            return error.status == 401, error
-        if bound is None:
-            return False, "the old token, bound to no Secret, is still accepted"
-        try:
-            landscape.solar.get("Secret", bound, namespace)
-            held = f"its Secret {namespace}/{bound} still exists"
-        except ApiError:
-            held = f"its Secret {namespace}/{bound} is gone"
-        return False, f"the old token is still accepted; {held}"
-
-    window = waiter.timeout("auth_cache") + waiter.timeout("margin")
-    deadline = since + timedelta(seconds=window)
-    started = landscape.clock.now()
-    # A token once rejected stays rejected: a first look after the window could not tell when.
-    assert started <= deadline, (
-        f"the harness first looked at the old token of {target} at {started:%H:%M:%S}, after "
-        f"the window that began when {what} ({since:%H:%M:%S}) ended: a scenario looks at the "
-        "old token right after what retires it"
-    )
-    waiter.until(
-        f"the old token of {target} is rejected (401) within {window:g}s of the moment {what} "
-        f"({since:%H:%M:%S}), by {deadline:%H:%M:%S}",
-        probe,
-        timeout=max(0.0, (deadline - landscape.clock.now()).total_seconds()),
-    )
-
-
-# --- reports -------------------------------------------------------------------------------------
 def _seen_report(landscape: Landscape, you: You, target: str) -> str | None:
     """The TargetReport's lastReportTime now, held to what the scenario saw before, whatever
     happened since (a rotation, a revocation, a restart of the agent): once it has had a value it
@@ -301,6 +205,12 @@ def report_empty(landscape: Landscape, you: You, target: str) -> None:
     assert not report.get("spec", {}).get("lastReportTime"), report.get("spec")
 
 
+@then(parsers.parse('the lastReportTime of "{target}" is still empty'))
+def report_still_empty(landscape: Landscape, you: You, target: str) -> None:
+    value = last_report_time(landscape, you.namespace_of(target), target)
+    assert value is None, f"lastReportTime of {target} is {value}, although no report got through"
+
+
 @then(parsers.parse('the lastReportTime of "{target}" was written by the agent with its own token'))
 @needs(Capability.AUDIT_LOG)
 def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
@@ -326,33 +236,16 @@ def written_by_agent(landscape: Landscape, you: You, waiter: Waiter, target: str
         raise AssertionError(f"TargetReport {namespace}/{target}: {verdict}")
 
 
-def _rejections(landscape: Landscape, namespace: str, target: str) -> list[str]:
-    lines = [line for pod in landscape.agent_logs(namespace, target).values() for line in pod]
-    return [line for line in lines if "401" in line or "Unauthorized" in line]
-
-
-@then("the agent's log says that the SolAr API server rejects its credential")
-@needs(Capability.AGENT_LOGS)
-def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None:
-    for target, namespace in you.namespaces.items():
-
-        def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
-            rejected = _rejections(landscape, ns, t)
-            return bool(rejected), rejected[-5:] or "no rejection logged yet"
-
-        waiter.until(f"the agent of {target} logs 401 Unauthorized", probe, kind="report")
-
-
 @then(parsers.parse('the lastReportTime of "{target}" stops at the token\'s expiry'))
 @needs(Capability.AGENT_LOGS)
 def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) -> None:
     """Two more rejected attempts of the agent show that it went on trying: none got through."""
     namespace = you.namespace_of(target)
     expires = TokenFacts.read(you.noted_token(target)).expires_at
-    before = len(_rejections(landscape, namespace, target))
+    before = len(rejections(landscape, namespace, target))
 
     def probe() -> tuple[bool, Any]:
-        seen = len(_rejections(landscape, namespace, target))
+        seen = len(rejections(landscape, namespace, target))
         return seen >= before + 2, f"{seen - before} more rejected reports logged"
 
     waiter.until(f"the agent of {target} tries twice more and is rejected", probe, kind="report")
@@ -374,87 +267,3 @@ def reports_stop(landscape: Landscape, you: You, waiter: Waiter, target: str) ->
         f"expired at {expires} (the last report may come at most one report interval, "
         f"{interval}s, plus the margin before it)"
     )
-
-
-# --- the agent's own account of a failure ---------------------------------------------------
-UNREACHABLE_WORDS = ("connection refused", "unreachable", "timed out", "no route to host")
-
-
-@then(
-    parsers.parse(
-        'the agent pod of "{target}" on the target cluster logs {count:d} failed reports that say '
-        "it cannot reach the SolAr API server"
-    )
-)
-@needs(Capability.AGENT_LOGS)
-def agent_logs_unreachable(
-    landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
-) -> None:
-    namespace = you.namespace_of(target)
-
-    def probe() -> tuple[bool, Any]:
-        lines = [line for pod in landscape.agent_logs(namespace, target).values() for line in pod]
-        failed = [
-            line
-            for line in lines
-            if "failed" in line and any(word in line.lower() for word in UNREACHABLE_WORDS)
-        ]
-        return len(failed) >= count, lines[-5:] or "no agent pod of this Target yet"
-
-    waiter.until(
-        f"{count} failed reports in the log of the agent pod of {target}", probe, kind="flux"
-    )
-
-
-@then(parsers.parse('the lastReportTime of "{target}" is still empty'))
-def report_still_empty(landscape: Landscape, you: You, target: str) -> None:
-    value = last_report_time(landscape, you.namespace_of(target), target)
-    assert value is None, f"lastReportTime of {target} is {value}, although no report got through"
-
-
-@then(
-    parsers.re(
-        r"an agent pod of (?P<first>\"[^\"]+\") and an agent pod of (?P<second>\"[^\"]+\") run on the target cluster"
-    )
-)
-@needs(Capability.AGENT_LOGS)
-def agents_run(landscape: Landscape, you: You, waiter: Waiter, first: str, second: str) -> None:
-    for target in quoted_names(f"{first} and {second}"):
-        namespace = you.namespace_of(target)
-
-        def probe(ns: str = namespace, t: str = target) -> tuple[bool, Any]:
-            pods = {pod: lines[-1:] for pod, lines in landscape.agent_logs(ns, t).items() if lines}
-            return bool(pods), pods or "no agent pod of this Target on the target cluster"
-
-        waiter.until(f"an agent pod of {target} runs on the target cluster", probe, kind="flux")
-
-
-@then(parsers.parse('the agent pod logs of "{target}" on the target cluster show no token'))
-@needs(Capability.AGENT_LOGS)
-def agent_logs_hold_no_token(landscape: Landscape, you: You, target: str) -> None:
-    namespace = you.namespace_of(target)
-    secret = token_secret(landscape, namespace, target)
-    token = token_in(landscape, secret) if secret else None
-    assert token, f"{target} has no token, so this check could not fail"
-    pods = landscape.agent_logs(namespace, target)
-    assert pods, f"no agent pod of {target} on the target cluster"
-    showing = sorted(pod for pod, lines in pods.items() if leaks_encoded("\n".join(lines), token))
-    assert showing == [], f"the log of {showing} shows the agent's token, or a piece of it"
-
-
-@given(
-    parsers.parse(
-        'the token of "{target}" has been replaced {count:d} times, each new one delivered to the '
-        "render registry"
-    )
-)
-def replaced_and_delivered(
-    landscape: Landscape, you: You, waiter: Waiter, target: str, count: int
-) -> None:
-    """Rotations on request, each waited for in the agent release the bootstrap chart points at:
-    the bootstrap chart of the Target is rendered anew each time."""
-    for _ in range(count):
-        note_token(landscape, you, waiter, target)
-        request_rotation(landscape, you, target)
-        agent_release_new_token(landscape, you, waiter, target)
-    note_token(landscape, you, waiter, target)

@@ -1,23 +1,21 @@
-"""The render registry as the page's regcred sees it: what it hands out, what it refuses."""
+"""Pulls from the render registry (with a Target's regcred, another's, none, a wrong password;
+Flux's too) and what the registry does with each: hands it out or refuses it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
 
 from solar_conformance.core.api import ApiError, Obj
-from solar_conformance.core.credentials import credentials_for
 from solar_conformance.core.landscape import Landscape
-from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
-from solar_conformance.core.redact import REDACT, holds, same_secret
+from solar_conformance.core.oci import Chart
+from solar_conformance.core.redact import REDACT, same_secret
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.charts import (
     agent_source,
-    artifact_texts,
     bootstrap_chart,
     kubeconfig_in,
     pull_chart,
@@ -29,17 +27,8 @@ from solar_conformance.page.reads import Pull, each_read, pull
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.flux import ready
+from solar_conformance.steps.registry._regcred import regcred_client
 from solar_conformance.steps.renderer import pusher
-
-
-def regcred_client(landscape: Landscape, you: You, target: str) -> RegistryClient:
-    """A registry client with the credentials of the page's regcred for this Target."""
-    namespace = you.namespace_of(target)
-    user, password = landscape.reader_credentials(namespace)
-    page = FirstContact(landscape.registry.host, namespace, target, user, password)
-    found = credentials_for(page.regcred()["stringData"][".dockerconfigjson"], page.registry_host)
-    assert found is not None, "the page's regcred holds no credentials for the render registry"
-    return landscape.registry_as(*found)
 
 
 @when(
@@ -188,160 +177,6 @@ def pull_with_foreign_password(
     )
 
 
-@dataclass(frozen=True)
-class Contents:
-    """What the push user sees in the registry: every repository with its tags and digests."""
-
-    repositories: dict[str, dict[str, str]]
-
-    @classmethod
-    def read(cls, landscape: Landscape) -> Contents:
-        client = pusher(landscape)
-        seen: dict[str, dict[str, str]] = {}
-        for repository in client.catalog():
-            seen[repository] = {
-                tag: client.manifest(repository, tag)[1] for tag in client.tags(repository)
-            }
-        return cls(seen)
-
-
-def _write_actions(
-    landscape: Landscape, you: You, names: Names, client: RegistryClient
-) -> dict[str, Callable[[], object]]:
-    """The writes a registry user may try, by the words of the feature files."""
-    probe = Chart("conformance-probe", "0.0.1", templates={"probe.yaml": "kind: List\n"})
-
-    def overwrite_agent_release(target: str) -> Callable[[], object]:
-        def act() -> object:
-            namespace, client_of_solar = you.namespace_of(target), pusher(landscape)
-            repository, ref = agent_source(landscape, client_of_solar, namespace, target)
-            located = pull_source(client_of_solar, repository, ref)
-            forged = Chart(located.name, located.version, {"forged.yaml": "kind: List\n"})
-            return client.push_chart(repository, forged)
-
-        return act
-
-    def push_to(namespace: str | None) -> Callable[[], object]:
-        repository = (
-            f"{names.namespace(namespace)}/conformance-probe"
-            if namespace
-            else (f"conformance-probe-{names.suffix}")
-        )
-        return lambda: client.push_chart(repository, probe)
-
-    def delete_bootstrap(target: str) -> Callable[[], object]:
-        namespace = you.namespace_of(target)
-        repository = f"{namespace}/bootstrap-{target}"
-
-        def act() -> object:
-            tags = pusher(landscape).tags(repository)
-            assert tags, f"{repository} holds no chart to delete"
-            client.delete_manifest(repository, tags[-1])
-            return None
-
-        return act
-
-    actions: dict[str, Callable[[], object]] = {
-        "push a new chart outside any namespace": push_to(None),
-    }
-    for target in sorted(you.namespaces):
-        actions[f'overwrite the agent release of "{target}"'] = overwrite_agent_release(target)
-        actions[f'delete the bootstrap chart of "{target}"'] = delete_bootstrap(target)
-    for page_namespace in ("test", "other"):
-        actions[f'push a new chart to namespace "{page_namespace}"'] = push_to(page_namespace)
-    return actions
-
-
-def _attempt(
-    landscape: Landscape, you: You, names: Names, client: RegistryClient, action: str
-) -> Pull:
-    actions = _write_actions(landscape, you, names, client)
-    if action not in actions:
-        pytest.fail(
-            f"unknown registry action {action!r}; known: {', '.join(actions)}", pytrace=False
-        )
-    try:
-        actions[action]()
-    except RegistryError as error:
-        return Pull(action, None, error)
-    return Pull(action, None, None)
-
-
-@when(parsers.parse('I try to {action} with the regcred of "{reader}"'), target_fixture="pull")
-def regcred_tries(
-    landscape: Landscape,
-    you: You,
-    names: Names,
-    registry_before: list[Contents],
-    action: str,
-    reader: str,
-) -> Pull:
-    registry_before.append(Contents.read(landscape))
-    return _attempt(landscape, you, names, regcred_client(landscape, you, reader), action)
-
-
-@when(parsers.parse("SolAr's push user tries to {action}"), target_fixture="pull")
-def pusher_tries(landscape: Landscape, you: You, names: Names, action: str) -> Pull:
-    return _attempt(landscape, you, names, pusher(landscape), action)
-
-
-@pytest.fixture
-def registry_before() -> list[Contents]:
-    """The registry's contents as the push user saw them before a write was tried."""
-    return []
-
-
-@then("the render registry still holds what it held")
-def registry_unchanged(landscape: Landscape, names: Names, registry_before: list[Contents]) -> None:
-    assert registry_before, "the scenario did not look at the registry before its attempt"
-    before, after = registry_before[-1].repositories, Contents.read(landscape).repositories
-    # Scenarios running beside this one write only under their own namespaces.
-    changed = sorted(
-        repository
-        for repository in set(before) | set(after)
-        if before.get(repository) != after.get(repository)
-        and not names.of_another_scenario(repository.split("/")[0])
-    )
-    assert changed == [], f"the refused attempt changed the registry: {changed}"
-
-
-@then("the render registry accepts it")
-def accepted(pull: Pull) -> None:
-    assert pull.error is None, f"{pull.what}: {pull.error}"
-
-
-@when(
-    parsers.parse('I ask for the catalog with the regcred of "{reader}"'), target_fixture="listing"
-)
-def catalog_with_regcred(landscape: Landscape, you: You, reader: str) -> list[str] | RegistryError:
-    try:
-        return regcred_client(landscape, you, reader).catalog()
-    except RegistryError as error:
-        return error
-
-
-@then(
-    parsers.parse(
-        'the render registry lists the repositories of namespace "{namespace}" and none of '
-        "another namespace"
-    )
-)
-def catalog_limited(
-    landscape: Landscape, names: Names, listing: list[str] | RegistryError, namespace: str
-) -> None:
-    """As zot answers: the catalog filtered to what regcred may read, which is `<namespace>/**`."""
-    assert not isinstance(listing, RegistryError), f"regcred's catalog was refused: {listing}"
-    everything = pusher(landscape).catalog()
-    own = f"{names.namespace(namespace)}/"
-    assert any(not r.startswith(own) for r in everything), (
-        f"the registry holds nothing outside {own}, so this check could not fail: {everything}"
-    )
-    foreign = [r for r in listing if not r.startswith(own)]
-    assert foreign == [], f"regcred's catalog lists repositories of other namespaces: {foreign}"
-    unlisted = [r for r in everything if r.startswith(own) and r not in listing]
-    assert listing and not unlisted, f"regcred's catalog leaves out {unlisted or 'everything'}"
-
-
 @then("the render registry hands it out")
 def handed_out(pull: Pull) -> None:
     assert pull.error is None, f"{pull.what}: {pull.error}"
@@ -414,25 +249,3 @@ def source_refused(landscape: Landscape, waiter: Waiter, probe_source: Obj) -> N
         return refused and not ok, seen
 
     waiter.until("the OCIRepository reports the registry's refusal", probe, kind="flux")
-
-
-@then(parsers.parse('nothing the regcred of "{reader}" can read holds SolAr\'s push credentials'))
-def regcred_reads_no_push_credentials(
-    landscape: Landscape, you: You, names: Names, reader: str
-) -> None:
-    """Every repository regcred may read (its catalog), every tag, its manifest, config and the
-    files of every layer: none holds the push user's password, as it is or base64-encoded (a
-    dockerconfigjson's auth), or regcred could write wherever SolAr writes."""
-    client = regcred_client(landscape, you, reader)
-    _, password = landscape.push_credentials()
-    listing = [r for r in client.catalog() if not names.of_another_scenario(r.split("/", 1)[0])]
-    assert listing, f"the regcred of {reader} reads no repository, so this check could not fail"
-    holding = sorted(
-        {
-            f"{repository}:{tag}"
-            for repository in listing
-            for tag, text in artifact_texts(client, repository)
-            if holds(text, password)
-        }
-    )
-    assert holding == [], f"regcred of {reader} reads SolAr's push password in {holding}"
