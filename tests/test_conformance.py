@@ -212,18 +212,17 @@ def test_records_survive_json(tmp_path: Path) -> None:
 
 
 class _ApiServer:
-    def __init__(self, version: str | None) -> None:
-        self.version = version
+    def __init__(self, git_version: str | None) -> None:
+        self.git_version = git_version
         self.calls = 0
 
-    def _call(self, method: str, path: str) -> dict[str, str]:
+    def version(self) -> str:
         from solar_conformance.core.api import ApiError
 
         self.calls += 1
-        assert (method, path) == ("GET", "/version")
-        if self.version is None:
+        if self.git_version is None:
             raise ApiError(503, "ServiceUnavailable", "starting")
-        return {"gitVersion": self.version}
+        return self.git_version
 
 
 def test_a_real_landscape_reports_what_its_api_servers_say() -> None:

@@ -201,7 +201,7 @@ def main(request: pytest.FixtureRequest) -> Main:
 def test_commands_on_a_landscape_refuse_in_one_line_when_none_is_up(
     tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str], main: Main
 ) -> None:
-    assert main([*argv, f"--state-dir={tmp_path}"]) == 1
+    assert main([*argv, f"--state-dir={tmp_path}"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no landscape is up" in err
 
@@ -216,12 +216,14 @@ def test_commands_on_a_landscape_refuse_in_one_line_when_none_is_up(
         ["up", "set"],
     ],
 )
-def test_commands_refuse_a_missing_or_wrong_action(
-    tmp_path: Path, argv: list[str], main: Main
+def test_commands_refuse_a_missing_or_wrong_action_in_one_line(
+    tmp_path: Path, argv: list[str], main: Main, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
         main([*argv, f"--state-dir={tmp_path}"])
-    assert exited.value.code == 2
+    assert exited.value.code == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--help" in err
 
 
 @contextmanager
@@ -286,7 +288,7 @@ def test_a_namespace_that_exists_is_refused_in_one_line(
             yield landscape
 
     monkeypatch.setattr(walk, "attached", attached)
-    assert main(["namespace", "--namespace=test", f"--state-dir={tmp_path}"]) == 1
+    assert main(["namespace", "--namespace=test", f"--state-dir={tmp_path}"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "namespace test exists already" in err
     assert not (tmp_path / "test").exists()
@@ -347,7 +349,7 @@ def test_token_requests_use_the_harness_fault_in_the_named_namespace(
 def test_logs_refuses_in_one_line_when_no_landscape_is_up(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert local_main(["logs", f"--state-dir={tmp_path}"]) == 1
+    assert local_main(["logs", f"--state-dir={tmp_path}"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no landscape is up" in err
 

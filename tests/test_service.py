@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from solar_conformance.components.lifecycle import TeardownError
 from solar_conformance.components.service import (
     ComponentExited,
     ReadinessTimeout,
     Service,
-    TeardownError,
 )
 
 IGNORES_SIGTERM = (

@@ -165,4 +165,8 @@ class Landscape(Protocol):
     def diagnostics(self) -> dict[str, str]:
         """Component logs, registry catalog and the like, by name; already redacted."""
 
+    def versions(self) -> dict[str, str]:
+        """What runs, by component (Kubernetes, Flux, the registry, SolAr when it says), for the
+        conformance report; empty when the landscape knows none."""
+
     def close(self) -> None: ...

@@ -22,10 +22,12 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from solar_conformance.backends.existing import holder
+from solar_conformance.backends.existing.landscape_file import BadLandscapeFile
 from solar_conformance.core import yamlio
+from solar_conformance.core.landscape import MissingPrerequisite
 
 DEFAULT_NAMESPACE = "test"
 DEFAULT_TARGET = "cluster-1"
@@ -168,8 +170,7 @@ def state_of(state_dir: Path) -> dict[str, Any]:
     state_file = state_dir / holder.STATE
     if not state_file.exists():
         raise NotUp(f"no landscape is up ({state_file} does not exist); run `up` first")
-    state: dict[str, Any] = json.loads(state_file.read_text())
-    return state
+    return holder.read_state(state_file)
 
 
 @contextmanager
@@ -195,7 +196,7 @@ def second_namespace(state_dir: Path, namespace: str, target: str) -> int:
                 f"namespace {namespace} exists already on the SolAr cluster; choose another",
                 file=sys.stderr,
             )
-            return 1
+            return BAD_INPUT
         files = write_page_files(landscape, state_dir / namespace, namespace, target)
     _remember_namespace(state_dir, namespace)
     print(f"namespace {namespace} set up: Release and Profile solar-agent, Registry render")
@@ -240,6 +241,10 @@ def token_requests(state_dir: Path, action: str, namespace: str) -> int:
     return 0
 
 
+# Bad input or a missing prerequisite (no landscape up, a landscape file that cannot be used, a
+# tool not built, no Docker engine): one line, this exit code, as everywhere in the harness.
+BAD_INPUT = 4
+
 ACTIONS = {
     "apiserver-url": ("unset", "set"),
     "token-requests": ("refuse", "accept"),
@@ -255,15 +260,31 @@ def _walk_command(args: argparse.Namespace, namespace: str) -> int:
     return token_requests(args.state_dir, args.action, namespace)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """Bad arguments: one line and exit code 4 (argparse prints its usage and exits 2)."""
+        self.exit(BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def one_line(problem: BaseException) -> str:
+    """A refusal's message on one line: its first problem, and how many more there are."""
+    lines = [line for line in str(problem).splitlines() if line.strip()] or [repr(problem)]
+    more = len(lines) - 1
+    return lines[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
 def main(
     prog: str,
     description: str | None,
     default_state_dir: Path,
     own: Mapping[str, Command],
     argv: Sequence[str] | None,
+    prerequisites: tuple[type[Exception], ...] = (),
 ) -> int:
-    """A backend's command line: its own commands (up, down, ...) and the walk's."""
-    parser = argparse.ArgumentParser(
+    """A backend's command line: its own commands (up, down, ...) and the walk's. Bad arguments,
+    no landscape up, a landscape file that cannot be used and the backend's `prerequisites`
+    missing end the command in one line with exit code 4."""
+    parser = _Parser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("command", choices=(*own, "namespace", *ACTIONS))
@@ -282,8 +303,15 @@ def main(
     if args.command == "namespace" and args.namespace is None:
         parser.error("namespace needs --namespace NAME")
     namespace = args.namespace or DEFAULT_NAMESPACE
+    refused: tuple[type[Exception], ...] = (
+        NotUp,
+        holder.BadState,
+        BadLandscapeFile,
+        MissingPrerequisite,
+        *prerequisites,
+    )
     try:
         return own.get(args.command, _walk_command)(args, namespace)
-    except NotUp as problem:
-        print(problem, file=sys.stderr)
-        return 1
+    except refused as problem:
+        print(one_line(problem), file=sys.stderr)
+        return BAD_INPUT

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass
 
 import docker
 
 from solar_conformance.backends.kind.cluster import KindCluster
+from solar_conformance.components.lifecycle import Teardown
 from solar_conformance.provision.images.loaded_node import node_image_with
 from solar_conformance.provision.images.node import build_node_image
 from solar_conformance.provision.images.workloads import ONLINE_NODE_IMAGE, WorkloadImages, pull
@@ -49,13 +49,13 @@ def landscape_clusters(
     node_images: NodeImages,
     toolchain: Toolchain,
     report: Callable[[str], None],
-    stack: ExitStack,
+    teardown: Teardown,
     *,
     reuse: bool,
     upstream_node: bool,
 ) -> tuple[KindCluster, KindCluster]:
     """Both clusters, to be entered side by side: each waits mostly on its own node; each is
-    deleted with `stack`."""
+    deleted with `teardown`."""
     names = REUSED_NAMES if reuse else (f"solar-{run_id}", f"target-{run_id}")
     clusters = [
         KindCluster(
@@ -75,5 +75,5 @@ def landscape_clusters(
     ]
     for cluster in clusters:
         # Registered first: an interrupted start still deletes what kind made by then.
-        stack.callback(cluster.delete)
+        teardown.add(f"delete kind cluster {cluster.name}", cluster.stop)
     return clusters[0], clusters[1]
