@@ -293,7 +293,7 @@ def _rewrites_target(original: Any) -> Any:
     return reconcile
 
 
-# --- second look: an extra namespace, an extra path, an unowned Secret, a wiped report ----------
+# --- an extra namespace, an extra path, an unowned Secret, a wiped report ------------------------
 @mutant(
     "controller-binds-in-default-namespace",
     ("scope", "separate-namespaces"),

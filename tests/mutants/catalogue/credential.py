@@ -356,7 +356,7 @@ def _frozen(original: Any) -> Any:
     return set_condition
 
 
-# --- second look: a new token, its lifetime, Disabled, a rotation that cannot mint -------------
+# --- a new token, its lifetime, Disabled, a rotation that cannot mint ----------------------------
 @mutant(
     "controller-rotates-in-place",
     "runbook",

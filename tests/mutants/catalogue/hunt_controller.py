@@ -1,6 +1,6 @@
-"""A fourth look at solar-controller-manager: broken credential and Profile controllers
-(solar_conformance/simulators/reference/controller.py, solar_conformance/simulators/reference/bindings.py) that a real SolAr could
-plausibly ship: the condition's lastTransitionTime and its neighbours, the Warning events, the
+"""Broken credential and Profile controllers of solar-controller-manager
+(solar_conformance/simulators/reference/controller.py and the modules it is made of, bindings.py)
+that a real SolAr could plausibly ship: the condition's lastTransitionTime and its neighbours, the Warning events, the
 mint backoff, what a deleted Target takes with it, where the token appears, the Role's verbs and
 subjects, and ReleaseBindings that outlive their selection."""
 

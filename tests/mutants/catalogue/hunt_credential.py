@@ -1,6 +1,6 @@
-"""Broken credential sides of solar-controller-manager that passed every scenario when tried as a
-new user would (solar_conformance/simulators/reference/controller.py and bindings.py, solar-renderer where a
-Target made before its namespace's setup is never delivered): a token for more than the SolAr
+"""Broken credential sides of solar-controller-manager (solar_conformance/simulators/reference/
+controller.py and the modules it is made of, bindings.py; solar-renderer where a Target made
+before its namespace's setup is never delivered): a token for more than the SolAr
 API server or longer than the profile says, a revocation that sticks to the annotation's key, a
 retired token that works on for tens of seconds, a lifecycle step that withdraws the token of a
 Target of the same name in another namespace, a token Secret deleted out of band, Targets made

@@ -1,5 +1,5 @@
-"""A fourth look at delivery: broken solar-renderers, render registries and agents that leak the
-token or the push credentials, deliver to the wrong place, or report the wrong time."""
+"""Broken solar-renderers, render registries and agents that leak the token or the push
+credentials, deliver to the wrong place, or report the wrong time."""
 
 from __future__ import annotations
 

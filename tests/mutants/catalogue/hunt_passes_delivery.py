@@ -1,5 +1,4 @@
-"""Broken SolArs that a new user's tries found passing every scenario, delivery side: the token
-copied elsewhere inside the agent release or onto the target cluster, registry reads by digest
+"""Broken SolArs, delivery side: the token copied elsewhere inside the agent release or onto the target cluster, registry reads by digest
 and HEAD, a report that goes back or empties across a restart, unbound Releases still rendered,
 the wrong Registry, a Release's targetNamespace ignored, near misses of a password."""
 

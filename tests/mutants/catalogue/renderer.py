@@ -340,7 +340,7 @@ def _remember_target(original: Any) -> Any:
     return reconcile_all
 
 
-# --- second look: what a Target's bootstrap chart carries, where the token goes -----------------
+# --- what a Target's bootstrap chart carries, where the token goes -------------------------------
 @mutant(
     "renderer-renders-namespace-bindings",
     ("table-flux", "setup-page"),
