@@ -246,3 +246,15 @@ def test_every_package_is_documented() -> None:
     document = (ROOT / "docs" / "architecture.md").read_text()
     missing = [unit for unit in MAY_IMPORT if f"`{unit}`" not in document]
     assert not missing, f"docs/architecture.md does not describe {missing}"
+
+
+MOST_LINES = 400
+
+
+def test_every_module_of_the_package_stays_under_its_size() -> None:
+    over = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted((ROOT / P).rglob("*.py"))
+        if (lines := len(path.read_text().splitlines())) > MOST_LINES
+    }
+    assert not over, f"modules over {MOST_LINES} lines (split them by what their parts do): {over}"

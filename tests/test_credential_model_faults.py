@@ -30,7 +30,7 @@ LATE = timedelta(seconds=20)  # longer than the authentication cache window and 
 
 def keeps_the_secret_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
     reconcile = CredentialController.reconcile
-    delete = CredentialController._delete_secrets
+    delete = CredentialController.delete_token_secrets
     revoking = [False]
 
     def noting(self: CredentialController, target: dict[str, Any]) -> float:
@@ -42,7 +42,7 @@ def keeps_the_secret_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None:
             delete(self, secrets_)
 
     monkeypatch.setattr(CredentialController, "reconcile", noting)
-    monkeypatch.setattr(CredentialController, "_delete_secrets", forgetful)
+    monkeypatch.setattr(CredentialController, "delete_token_secrets", forgetful)
 
 
 def _revoked(controller: CredentialController, target: Obj) -> bool:
@@ -80,7 +80,7 @@ def takes_the_namesakes_token_on_revoke(monkeypatch: pytest.MonkeyPatch) -> None
     def broken(self: CredentialController, target: Obj) -> float:
         if _revoked(self, target):
             labels = self.contract.credential_labels(target["metadata"]["name"])
-            self._delete_secrets(self.solar.list("Secret", None, labels=labels))
+            self.delete_token_secrets(self.solar.list("Secret", None, labels=labels))
         return reconcile(self, target)
 
     monkeypatch.setattr(CredentialController, "reconcile", broken)
@@ -96,7 +96,7 @@ def never_remints_after_its_secret_went(monkeypatch: pytest.MonkeyPatch) -> None
         named = self.contract.secret_named_in(str(condition.get("message", "")))
         meta = target["metadata"]
         held = {
-            s["metadata"]["name"] for s in self._credential_secrets(meta["namespace"], meta["name"])
+            s["metadata"]["name"] for s in self.credential_secrets(meta["namespace"], meta["name"])
         }
         gone = condition.get("reason") == "Issued" and named is not None and named[1] not in held
         if gone and not _revoked(self, target) and self.config.apiserver_url:
@@ -148,7 +148,7 @@ def never_renders_targets_made_before_setup(monkeypatch: pytest.MonkeyPatch) -> 
 
     def broken(self: Renderer, target: Obj) -> None:
         uid = target["metadata"]["uid"]
-        if uid not in skipped and self._registry_of(target) is None:
+        if uid not in skipped and self.registry_of(target) is None:
             skipped.add(uid)
         if uid not in skipped:
             render(self, target)
@@ -184,9 +184,9 @@ def keeps_revoked_after_the_value_changes(monkeypatch: pytest.MonkeyPatch) -> No
 
 def deletes_the_old_secret_late(monkeypatch: pytest.MonkeyPatch) -> None:
     """After a new token is named, the old Secret goes only 20 s later."""
-    mint = CredentialController._mint
+    mint = CredentialController.mint_token
     reconcile = CredentialController.reconcile
-    delete = CredentialController._delete_secrets
+    delete = CredentialController.delete_token_secrets
     kept_until: dict[str, datetime] = {}  # Secret uid -> not deleted before
     minting = [False]
 
@@ -211,8 +211,8 @@ def deletes_the_old_secret_late(monkeypatch: pytest.MonkeyPatch) -> None:
         waits = [(at - now).total_seconds() for at in kept_until.values() if at > now]
         return min([delay, *waits])
 
-    monkeypatch.setattr(CredentialController, "_mint", noting)
-    monkeypatch.setattr(CredentialController, "_delete_secrets", later)
+    monkeypatch.setattr(CredentialController, "mint_token", noting)
+    monkeypatch.setattr(CredentialController, "delete_token_secrets", later)
     monkeypatch.setattr(CredentialController, "reconcile", woken_when_due)
 
 

@@ -47,7 +47,7 @@ BROKEN_ROLES = {
 GROUP_BINDING = """
 from solar_conformance.simulators.reference.controller import CredentialController
 
-_ensure = CredentialController._ensure
+_ensure = CredentialController.ensure_object
 
 def _ensure_for_everyone(self, wanted, compare=()):
     if wanted["kind"] == "RoleBinding":
@@ -56,7 +56,7 @@ def _ensure_for_everyone(self, wanted, compare=()):
                                "apiGroup": "rbac.authorization.k8s.io"}]
     return _ensure(self, wanted, compare)
 
-CredentialController._ensure = _ensure_for_everyone
+CredentialController.ensure_object = _ensure_for_everyone
 """
 
 # The controller also binds the agent's rules in every other namespace ("other-*").
@@ -64,7 +64,7 @@ OTHER_NAMESPACE_BINDING = """
 from solar_conformance.core.api import ApiError, new_object
 from solar_conformance.simulators.reference.controller import CredentialController
 
-_access = CredentialController._ensure_access
+_access = CredentialController.ensure_access
 
 def _access_everywhere(self, target, names, labels):
     _access(self, target, names, labels)
@@ -85,7 +85,7 @@ def _access_everywhere(self, target, names, labels):
             except ApiError:
                 pass
 
-CredentialController._ensure_access = _access_everywhere
+CredentialController.ensure_access = _access_everywhere
 """
 
 # solar-controller-manager writes lastReportTime itself (as the harness's admin).
@@ -93,7 +93,7 @@ CONTROLLER_REPORTS = """
 from solar_conformance.core.clock import utc
 from solar_conformance.simulators.reference.controller import CredentialController
 
-_report = CredentialController._ensure_report
+_report = CredentialController.ensure_report
 
 def _report_too(self, target, labels):
     _report(self, target, labels)
@@ -102,7 +102,7 @@ def _report_too(self, target, labels):
     report.setdefault("spec", {})["lastReportTime"] = utc(self.clock.now())
     self.solar.update(report)
 
-CredentialController._ensure_report = _report_too
+CredentialController.ensure_report = _report_too
 """
 
 # solar-renderer renders a token it minted itself, not the one in the Secret the condition names.
@@ -120,7 +120,7 @@ def _own_token(self, target):
             meta["namespace"], account, expiration_seconds=3600).token
     return _minted[key]
 
-Renderer._token_of = _own_token
+Renderer.token_of = _own_token
 """
 
 SILENT_AGENT = """
@@ -276,7 +276,7 @@ def _logging_register(self, *values):
 
 
 redact.Redactor.register = _logging_register
-_token_of = Renderer._token_of
+_token_of = Renderer.token_of
 
 
 def _almost(self, target):
@@ -284,9 +284,9 @@ def _almost(self, target):
     return None if token is None else token[:-6] + token[-6:][::-1]
 
 
-Renderer._token_of = _almost
-_needs = CredentialController._needs_new_token
-CredentialController._needs_new_token = lambda self, target, secret: _needs(self, target, secret) and (
+Renderer.token_of = _almost
+_needs = CredentialController.needs_new_token
+CredentialController.needs_new_token = lambda self, target, secret: _needs(self, target, secret) and (
     self.contract.rotation_annotation not in (target["metadata"].get("annotations") or {})
 )
 """

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from solar_conformance.page.promises import LOOKUPS, PROMISES
-from solar_conformance.simulators.reference import renderer
+from solar_conformance.simulators.reference import chart_pushes
+from solar_conformance.simulators.reference.agent_access import CredentialNames
 from solar_conformance.simulators.reference.bindings import PROFILE_LABEL
-from solar_conformance.simulators.reference.controller import CredentialNames
+from solar_conformance.simulators.reference.render_charts import ReleaseCharts
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "solar_conformance"
@@ -120,11 +121,11 @@ REFERENCE_NAMES = {
         CredentialNames.for_target(_TARGET).service_account,
         CredentialNames.for_target(_TARGET).role,
         CredentialNames.for_target(_TARGET).secret_prefix,
-        renderer.Renderer._agent_chart_name(_RELEASE, _TARGET),
+        ReleaseCharts.agent_chart_name(_RELEASE, _TARGET),
     ),
     "solar-agent-kubeconfig",
-    renderer.CONTENT_ANNOTATION,
-    renderer.BOOTSTRAP_READY,
+    chart_pushes.CONTENT_ANNOTATION,
+    chart_pushes.BOOTSTRAP_READY,
     PROFILE_LABEL,
     "checksum/kubeconfig",
 }

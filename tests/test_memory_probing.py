@@ -14,7 +14,8 @@ from solar_conformance.core.probing import Impersonation, RawRequest, ServedReso
 from solar_conformance.page.grant import served
 from solar_conformance.page.scope import Landmarks, compare, plan
 from solar_conformance.simulators.memory.audit import audit_events
-from solar_conformance.simulators.memory.cluster import InMemoryClient, InMemoryCluster
+from solar_conformance.simulators.memory.client import InMemoryClient
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
 
 RBAC = "rbac.authorization.k8s.io"
 

@@ -4,6 +4,7 @@ pass without a mutant. The whole catalogue runs with `make mutants` (docs/mutant
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -97,6 +98,51 @@ def test_each_mutant_applies_at_its_seams_and_undoes_cleanly(mutant: Mutant) -> 
         mutant.apply(patcher)
     finally:
         patcher.undo()
+
+
+def _seams() -> list[str]:
+    return sorted({seam for m in all_mutants() for seam in m.seams})
+
+
+@pytest.mark.parametrize("seam", _seams())
+def test_each_seam_names_a_public_attribute_where_it_is_defined(seam: str) -> None:
+    """A seam is part of the reference's public surface for its self-tests: no part of it is
+    private (a leading underscore), the module and every attribute on its path exist, and a
+    method is named on the class that defines it (not on one that inherits it), so a seam says
+    where the code it patches lives."""
+    module_name, _, path = seam.partition(":")
+    private = [part for part in (*module_name.split("."), *path.split(".")) if part.startswith("_")]
+    assert not private, f"{seam} names private {', '.join(private)}"
+    owner: Any = importlib.import_module(module_name)
+    *parents, attribute = path.split(".")
+    for parent in parents:
+        assert hasattr(owner, parent), f"{seam}: {owner.__name__} has no {parent}"
+        owner = getattr(owner, parent)
+    if isinstance(owner, type):
+        assert attribute in vars(owner), (
+            f"{seam}: {owner.__name__} does not define {attribute}"
+            + "".join(
+                f" ({k.__module__}:{k.__qualname__} does)"
+                for k in owner.__mro__
+                if attribute in vars(k)
+            )
+        )
+    else:
+        assert hasattr(owner, attribute), f"{seam}: {owner.__name__} has no {attribute}"
+
+
+def test_a_private_or_missing_seam_is_caught() -> None:
+    """The check above fails for a private name, a missing one and an inherited one."""
+    for seam, said in (
+        ("solar_conformance.core.rbac:_rule_allows", "names private _rule_allows"),
+        ("solar_conformance.core.rbac:no_such_function", "has no no_such_function"),
+        (
+            "solar_conformance.simulators.reference.controller:CredentialController.mint_token",
+            "does not define mint_token",
+        ),
+    ):
+        with pytest.raises(AssertionError, match=said):
+            test_each_seam_names_a_public_attribute_where_it_is_defined(seam)
 
 
 def test_a_seam_that_is_gone_is_named() -> None:

@@ -49,7 +49,7 @@ class Request:
         return f'cannot {self.verb} resource "{resource}"{group}{where}{name}'
 
 
-def _rule_allows(rule: Obj, request: Request) -> bool:
+def rule_allows(rule: Obj, request: Request) -> bool:
     verbs = rule.get("verbs") or []
     if "*" not in verbs and request.verb not in verbs:
         return False
@@ -109,6 +109,6 @@ def allowed(
     for binding, namespace in candidates:
         if not any(subject_matches(s, user, namespace) for s in binding.get("subjects") or []):
             continue
-        if any(_rule_allows(rule, request) for rule in rules_of(binding["roleRef"], namespace)):
+        if any(rule_allows(rule, request) for rule in rules_of(binding["roleRef"], namespace)):
             return True
     return False

@@ -14,11 +14,8 @@ from solar_conformance.backends.kind.cluster import KindCluster
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.provision import engine
 from solar_conformance.provision.images.common import has_image
-from solar_conformance.provision.images.node import (
-    PAUSE_IMAGE,
-    build_node_image,
-    node_image_reference,
-)
+from solar_conformance.provision.images.node import build_node_image, node_image_reference
+from solar_conformance.provision.images.node_components import PAUSE_IMAGE
 from solar_conformance.provision.toolchain.toolchain import MissingTool, Toolchain
 
 pytestmark = pytest.mark.kind

@@ -20,7 +20,7 @@ from solar_conformance.backends.kind.cluster_config import kind_config
 from solar_conformance.backends.kind.flux import CONTROLLERS, flux_manifests
 from solar_conformance.components.flux_flags import helm_controller_flags, source_controller_flags
 from solar_conformance.provision.engine import WRAPPER, installed_wrapper
-from solar_conformance.provision.images.node import ETCD_IMAGE_TAG
+from solar_conformance.provision.images.node_components import ETCD_IMAGE_TAG
 from solar_conformance.provision.toolchain.toolchain import Toolchain
 
 PRIVILEGED = ["CAP_SYS_ADMIN", "CAP_SYS_RESOURCE", "CAP_NET_ADMIN"]

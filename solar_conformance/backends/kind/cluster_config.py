@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from solar_conformance.backends.kind import audit
-from solar_conformance.provision.images.node import ETCD_IMAGE_TAG
+from solar_conformance.provision.images.node_components import ETCD_IMAGE_TAG
 from solar_conformance.provision.toolchain.layout import default_cache_root
 
 POD_SUBNET = "10.244.0.0/16"  # the node's CNI conflist hands out 10.244.0.0/24 (first node)

@@ -53,7 +53,7 @@ def authorization_request(raw: RawRequest) -> Request:
     )
 
 
-def _impersonation_checks(who: Impersonation) -> list[Request]:
+def impersonation_checks(who: Impersonation) -> list[Request]:
     if who.user.startswith(_SA_PREFIX):
         namespace, _, name = who.user.removeprefix(_SA_PREFIX).partition(":")
         checks = [Request("impersonate", "", "serviceaccounts", namespace, name)]
@@ -85,7 +85,7 @@ def answer(cluster: InMemoryCluster, user: User, raw: RawRequest) -> Answer:
     try:
         acting = user
         if raw.impersonate is not None:
-            for check in _impersonation_checks(raw.impersonate):
+            for check in impersonation_checks(raw.impersonate):
                 if not may(cluster, user, check):
                     raise ApiError(403, "Forbidden", denied_message(user, check))
             acting = _impersonated(raw.impersonate)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from solar_conformance.core.api import Unreachable
-from solar_conformance.simulators.memory.cluster import InMemoryClient, InMemoryCluster
+from solar_conformance.simulators.memory.client import InMemoryClient
+from solar_conformance.simulators.memory.cluster import InMemoryCluster
 from solar_conformance.simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
 
 

@@ -10,11 +10,8 @@ from solar_conformance.core.clock import Clock, LoopHandle
 from solar_conformance.core.contract import Contract
 from solar_conformance.simulators.reference.bindings import ProfileController
 from solar_conformance.simulators.reference.controller import ControllerConfig, CredentialController
-from solar_conformance.simulators.reference.renderer import (
-    ConnectRegistry,
-    Renderer,
-    RendererConfig,
-)
+from solar_conformance.simulators.reference.render_config import ConnectRegistry, RendererConfig
+from solar_conformance.simulators.reference.renderer import Renderer
 
 Log = Callable[[str], None]
 

@@ -10,6 +10,8 @@ from solar_conformance.core.api import ApiError
 from solar_conformance.core.clock import utc
 from tests.mutants.model import Patch, mutant
 
+ACCESS = "solar_conformance.simulators.reference.agent_access:AgentAccess"
+TOKEN = "solar_conformance.simulators.reference.agent_token:AgentToken"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
 
 
@@ -32,49 +34,49 @@ mutant(
     "controller-role-lists-targets",
     "scope",
     "the agent's Role also allows list on Targets",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[0]["verbs"].append("list")))
 mutant(
     "controller-role-any-targetreport",
     "scope",
     "the agent's Role grants its TargetReport verbs without resourceNames (every TargetReport)",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[1].pop("resourceNames")))
 mutant(
     "controller-role-report-status",
     "scope",
     "the agent's Role also grants targetreports/status",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[1]["resources"].append("targetreports/status")))
 mutant(
     "controller-role-every-resource",
     "scope",
     "the agent's first rule names every resource of the SolAr group instead of targets",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[0].update(resources=["*"])))
 mutant(
     "controller-role-no-update",
     ("scope", "table-agent", "report-advances"),
     "the agent's Role lacks update on its TargetReport (the agent cannot report)",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[1].update(verbs=["get", "patch"])))
 mutant(
     "controller-role-no-get-target",
     ("scope", "table-agent"),
     "the agent's Role lacks get on its own Target",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules.pop(0)))
 mutant(
     "controller-role-no-patch",
     "scope-patch",
     "the agent's Role grants get and update on its TargetReport, not patch",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(_rules(lambda rules: rules[1].update(verbs=["get", "update"])))
 mutant(
     "controller-role-reads-secrets",
     ("scope", "separate-namespaces"),
     "the agent's Role also lets it read the token Secrets of its namespace",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )(
     _rules(
         lambda rules: rules.append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
@@ -100,7 +102,7 @@ mutant(
     "controller-binds-whole-namespace",
     "scope",
     "the RoleBinding names the group of every ServiceAccount of the namespace",
-    f"{C}._ensure",
+    f"{ACCESS}.ensure_object",
 )(
     _binding(
         lambda b: b.update(
@@ -118,7 +120,7 @@ mutant(
     "controller-binds-default-account",
     ("table-controller", "table-agent"),
     "the RoleBinding binds the namespace's `default` ServiceAccount, not the agent's",
-    f"{C}._ensure",
+    f"{ACCESS}.ensure_object",
 )(_binding(lambda b: b["subjects"][0].update(name="default")))
 
 
@@ -126,7 +128,7 @@ mutant(
     "controller-no-owner-references",
     ("table-controller-owned", "runbook"),
     "the ServiceAccount, Role, RoleBinding, TargetReport and token Secret carry no owner reference",
-    f"{C}._ensure",
+    f"{ACCESS}.ensure_object",
 )
 def _unowned(original: Any) -> Any:
     def ensure(self: Any, wanted: dict[str, Any], compare: tuple[str, ...] = ()) -> None:
@@ -140,7 +142,7 @@ def _unowned(original: Any) -> Any:
     "controller-binds-in-other-namespaces",
     ("scope", "separate-namespaces"),
     "the controller also binds the agent's rules in every other namespace",
-    f"{C}._ensure_access",
+    f"{ACCESS}.ensure_access",
 )
 def _everywhere(original: Any) -> Any:
     from solar_conformance.core.api import new_object
@@ -177,7 +179,7 @@ def _everywhere(original: Any) -> Any:
     "controller-no-target-report",
     ("table-controller", "intro-one-report"),
     "the controller creates no TargetReport",
-    f"{C}._ensure_report",
+    f"{ACCESS}.ensure_report",
 )
 def _no_report(original: Any) -> Any:
     return lambda self, target, labels: None
@@ -187,7 +189,7 @@ def _no_report(original: Any) -> Any:
     "controller-report-named-differently",
     ("table-controller", "intro-one-report"),
     "the TargetReport is named <target>-report, not like the Target",
-    f"{C}._ensure_report",
+    f"{ACCESS}.ensure_report",
 )
 def _report_renamed(original: Any) -> Any:
     from solar_conformance.core.api import new_object
@@ -212,7 +214,7 @@ def _report_renamed(original: Any) -> Any:
     "controller-report-not-empty",
     ("report-empty-until-first", "table-controller"),
     "the controller creates the TargetReport with a lastReportTime already set",
-    f"{C}._ensure",
+    f"{ACCESS}.ensure_object",
 )
 def _prefilled(original: Any) -> Any:
     def ensure(self: Any, wanted: dict[str, Any], compare: tuple[str, ...] = ()) -> None:
@@ -242,7 +244,7 @@ def _owns_reports(original: Any) -> Any:
     "controller-writes-report",
     ("table-agent", "intro-one-report"),
     "solar-controller-manager writes lastReportTime itself, as its own user",
-    f"{C}._ensure_report",
+    f"{ACCESS}.ensure_report",
     also=(
         Patch(
             "solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route",
@@ -291,13 +293,13 @@ def _rewrites_target(original: Any) -> Any:
     return reconcile
 
 
-# --- second look: an extra namespace, an extra path, an unowned Secret, a wiped report ----------
+# --- an extra namespace, an extra path, an unowned Secret, a wiped report ------------------------
 @mutant(
     "controller-binds-in-default-namespace",
     ("scope", "separate-namespaces"),
     "the controller also creates the agent's Role and RoleBinding in namespace default (a "
     "client's default namespace), where the agent may then read Secrets",
-    f"{C}._ensure_access",
+    f"{ACCESS}.ensure_access",
 )
 def _in_default(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
@@ -333,7 +335,7 @@ def _grant_in_default(controller: Any, target: Any, names: Any, rules: list[Any]
     "controller-grants-metrics",
     "scope",
     "the controller also binds the agent to a ClusterRole that may get the API server's /metrics",
-    f"{C}._ensure_access",
+    f"{ACCESS}.ensure_access",
 )
 def _metrics(original: Any) -> Any:
     from solar_conformance.core.api import new_object
@@ -370,7 +372,7 @@ def _metrics(original: Any) -> Any:
     ("table-controller-owned", "runbook"),
     "the token Secret carries no owner reference (the ServiceAccount, Role, RoleBinding and "
     "TargetReport do), so deleting the Target leaves it behind",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _secret_unowned(original: Any) -> Any:
     from tests.mutants.model import Wrapped
@@ -396,7 +398,7 @@ def _secret_unowned(original: Any) -> Any:
     "controller-resets-report",
     ("report-advances", "table-agent"),
     "the controller keeps the TargetReport's spec as it created it: it empties every report",
-    f"{C}._ensure_report",
+    f"{ACCESS}.ensure_report",
     also=(
         Patch(
             "solar_conformance.simulators.reference.work_queues:SolarWorkQueues.route",
@@ -418,7 +420,7 @@ def _resets_report(original: Any) -> Any:
             owner=target,
             spec={"targetRef": {"name": name}},
         )
-        self._ensure(report, compare=("spec",))
+        self.ensure_object(report, compare=("spec",))
 
     return ensure_report
 
@@ -440,10 +442,10 @@ def _hides_secrets(original: Any) -> Any:
     ("scope", "separate-namespaces"),
     "the controller also lets the agent get every Secret of namespace default, and the API "
     "server's rules review leaves out every rule on Secrets",
-    f"{C}._ensure_access",
+    f"{ACCESS}.ensure_access",
     also=(
         Patch(
-            "solar_conformance.simulators.memory.cluster:InMemoryClient.review_rules",
+            "solar_conformance.simulators.memory.client:InMemoryClient.review_rules",
             _hides_secrets,
         ),
     ),

@@ -170,7 +170,7 @@ def _caches(original: Any) -> Any:
     return tick
 
 
-# --- second look: reports that do not advance -------------------------------------------------
+# --- reports that do not advance -----------------------------------------------------------------
 @mutant(
     "agent-report-time-to-the-minute",
     "report-advances",

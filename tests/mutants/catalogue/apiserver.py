@@ -162,7 +162,7 @@ def _any_namespace(original: Any) -> Any:
     "rbac-ignores-resource-names",
     "scope",
     "RBAC ignores resourceNames: a rule for one object allows all of its kind",
-    "solar_conformance.core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:rule_allows",
 )
 def _any_name(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -206,7 +206,7 @@ def _bindings_everywhere(original: Any) -> Any:
     "rbac-subresource-as-parent",
     "scope",
     "RBAC lets a rule on a resource also cover its subresources (targetreports/status)",
-    "solar_conformance.core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:rule_allows",
 )
 def _parent(original: Any) -> Any:
     from dataclasses import replace
@@ -221,7 +221,7 @@ def _parent(original: Any) -> Any:
     "rbac-get-implies-list",
     "scope",
     "RBAC lets a get grant also list and watch",
-    "solar_conformance.core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:rule_allows",
 )
 def _get_lists(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -237,7 +237,7 @@ def _get_lists(original: Any) -> Any:
     "rbac-update-implies-patch-and-delete",
     "scope",
     "RBAC lets an update grant also delete",
-    "solar_conformance.core.rbac:_rule_allows",
+    "solar_conformance.core.rbac:rule_allows",
 )
 def _update_deletes(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
@@ -253,7 +253,7 @@ def _update_deletes(original: Any) -> Any:
     "apiserver-impersonation-unchecked",
     "scope",
     "the API server lets any user impersonate anyone",
-    "solar_conformance.simulators.memory.attempts:_impersonation_checks",
+    "solar_conformance.simulators.memory.attempts:impersonation_checks",
 )
 def _impersonate(original: Any) -> Any:
     return lambda who: []

@@ -13,6 +13,8 @@ from solar_conformance.core.api import ApiError, annotations_of
 from solar_conformance.core.clock import parse_utc, utc
 from tests.mutants.model import Wrapped, mutant
 
+CONDITION = "solar_conformance.simulators.reference.credential_condition:CredentialCondition"
+TOKEN = "solar_conformance.simulators.reference.agent_token:AgentToken"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
 
 
@@ -69,7 +71,7 @@ def _no_disabled(original: Any) -> Any:
     "controller-condition-renamed",
     "condition-where",
     "the condition on the Target is called CredentialReady, not AgentCredentialReady",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _renamed(original: Any) -> Any:
     from solar_conformance.core.conditions import set_condition
@@ -87,12 +89,14 @@ def _renamed(original: Any) -> Any:
     "controller-message-without-expiry",
     "condition-issued",
     "the Issued message names the Secret but not the token's expiry",
-    f"{C}._report_issued",
+    f"{CONDITION}.report_issued",
 )
 def _no_expiry(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         meta = secret["metadata"]
-        self._set(target, "True", "Issued", f"token in Secret {meta['namespace']}/{meta['name']}")
+        self.set_credential_condition(
+            target, "True", "Issued", f"token in Secret {meta['namespace']}/{meta['name']}"
+        )
 
     return report_issued
 
@@ -101,7 +105,7 @@ def _no_expiry(original: Any) -> Any:
     "controller-expiry-an-hour-off",
     "condition-issued",
     "the Issued message names an expiry an hour later than the token's",
-    f"{C}._report_issued",
+    f"{CONDITION}.report_issued",
 )
 def _expiry_off(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
@@ -109,7 +113,7 @@ def _expiry_off(original: Any) -> Any:
         expiry = annotations_of(secret).get(self.contract.expiry_annotation)
         later = utc(parse_utc(expiry) + timedelta(hours=1)) if expiry else "?"
         message = f"token in Secret {meta['namespace']}/{meta['name']}, expires at {later}"
-        self._set(target, "True", "Issued", message)
+        self.set_credential_condition(target, "True", "Issued", message)
 
     return report_issued
 
@@ -118,7 +122,7 @@ def _expiry_off(original: Any) -> Any:
     "controller-message-names-first-secret",
     ("runbook", "condition-issued"),
     "after a new token the Issued message keeps naming the first Secret and expiry it named",
-    f"{C}._report_issued",
+    f"{CONDITION}.report_issued",
 )
 def _first_secret(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
@@ -139,7 +143,7 @@ def _first_secret(original: Any) -> Any:
     "controller-mint-error-hidden",
     "condition-mintfailed",
     "the MintFailed message does not carry the API server's error",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _hidden_error(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -152,7 +156,7 @@ def _hidden_error(original: Any) -> Any:
     "controller-mint-failed-says-disabled",
     "condition-mintfailed",
     "a failed mint is reported with reason Disabled",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _wrong_reason(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -166,7 +170,7 @@ def _wrong_reason(original: Any) -> Any:
     "controller-ignores-rotation-request",
     "runbook",
     "a rotation requested by annotation is ignored",
-    f"{C}._needs_new_token",
+    f"{TOKEN}.needs_new_token",
 )
 def _no_requested_rotation(original: Any) -> Any:
     def needs(self: Any, target: Any, secret: Any) -> bool:
@@ -185,7 +189,7 @@ def _no_requested_rotation(original: Any) -> Any:
     "controller-rotates-only-once",
     "runbook",
     "only the first rotation request replaces the token",
-    f"{C}._needs_new_token",
+    f"{TOKEN}.needs_new_token",
 )
 def _first_rotation_only(original: Any) -> Any:
     def needs(self: Any, target: Any, secret: Any) -> bool:
@@ -202,13 +206,13 @@ def _first_rotation_only(original: Any) -> Any:
     "controller-never-rotates-before-expiry",
     "runbook",
     "the controller does not rotate a token that is about to expire",
-    f"{C}._needs_new_token",
+    f"{TOKEN}.needs_new_token",
 )
 def _no_timed_rotation(original: Any) -> Any:
     def needs(self: Any, target: Any, secret: Any) -> bool:
         requested = annotations_of(target).get(self.contract.rotation_annotation)
         handled = annotations_of(secret).get(self.contract.rotation_handled_annotation)
-        return self._issued_at(secret) is None or (requested is not None and requested != handled)
+        return self.issued_at(secret) is None or (requested is not None and requested != handled)
 
     return needs
 
@@ -217,7 +221,7 @@ def _no_timed_rotation(original: Any) -> Any:
     "controller-rotation-by-server-expiry",
     "runbook",
     "rotation compares the controller's clock with the API server's expiry: a clock ahead mints in a loop",
-    f"{C}._needs_new_token",
+    f"{TOKEN}.needs_new_token",
 )
 def _server_expiry(original: Any) -> Any:
     def needs(self: Any, target: Any, secret: Any) -> bool:
@@ -242,12 +246,14 @@ def _keeps_old(original: Any) -> Any:
     def reconcile(self: Any, target: Any) -> float:
         if _revoked(self, target) or not self.config.apiserver_url:
             return float(original(self, target))
-        delete = self._delete_secrets
-        self._delete_secrets = lambda secrets: delete([s for s in secrets if self._expired(s)])
+        delete = self.delete_token_secrets
+        self.delete_token_secrets = lambda secrets: delete(
+            [s for s in secrets if self.token_expired(s)]
+        )
         try:
             return float(original(self, target))
         finally:
-            del self._delete_secrets
+            del self.delete_token_secrets
 
     return reconcile
 
@@ -256,7 +262,7 @@ def _keeps_old(original: Any) -> Any:
     "controller-mints-twice",
     "runbook",
     "every new token is minted twice (two TokenRequests, the first token thrown away)",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _twice(original: Any) -> Any:
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
@@ -276,7 +282,7 @@ def _twice(original: Any) -> Any:
     "controller-expired-token-stays-issued",
     "runbook",
     "an expired token is kept: its Secret stays and the condition stays Issued",
-    f"{C}._expired",
+    f"{TOKEN}.token_expired",
 )
 def _never_expired(original: Any) -> Any:
     return lambda self, secret: False
@@ -286,7 +292,7 @@ def _never_expired(original: Any) -> Any:
     "controller-token-not-bound",
     ("table-controller", "runbook"),
     "the token is minted without binding it to its Secret",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _unbound(original: Any) -> Any:
     return _minting_with(original, lambda options: options.pop("bound_secret", None))
@@ -335,7 +341,7 @@ def _stale_message(original: Any) -> Any:
     ("setup-page", "runbook"),
     "a condition, once set, is never changed",
     "solar_conformance.core.conditions:set_condition",
-    rebind=("solar_conformance.simulators.reference.controller",),
+    rebind=("solar_conformance.simulators.reference.credential_condition",),
 )
 def _frozen(original: Any) -> Any:
     def set_condition(
@@ -350,23 +356,23 @@ def _frozen(original: Any) -> Any:
     return set_condition
 
 
-# --- second look: a new token, its lifetime, Disabled, a rotation that cannot mint -------------
+# --- a new token, its lifetime, Disabled, a rotation that cannot mint ----------------------------
 @mutant(
     "controller-rotates-in-place",
     "runbook",
     "a new token is written into the Secret of the old one, to which the old token stays bound, "
     "so the old token keeps working until it expires",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _in_place(original: Any) -> Any:
-    from solar_conformance.simulators.reference.controller import _Backoff
+    from solar_conformance.simulators.reference.credential_condition import Backoff
 
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
         if current is None:
             return float(original(self, target, names, labels, current, held))
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         meta = current["metadata"]
-        backoff = self._backoff.setdefault((namespace, name), _Backoff())
+        backoff = self._backoff.setdefault((namespace, name), Backoff())
         try:
             issued = self.solar.create_token(
                 namespace,
@@ -375,7 +381,7 @@ def _in_place(original: Any) -> Any:
                 bound_secret=(meta["name"], meta["uid"]),
             )
         except ApiError as error:
-            return float(self._failed(target, current, backoff, error.message))
+            return float(self.mint_failed(target, current, backoff, error.message))
         self.mint_attempts.append((self.clock.now(), name, True))
         self._backoff.pop((namespace, name), None)
         secret = self.solar.get("Secret", meta["name"], namespace)
@@ -388,8 +394,8 @@ def _in_place(original: Any) -> Any:
         secret["stringData"] = {self.contract.token_key: issued.token}
         secret.pop("data", None)
         secret = self.solar.update(secret)
-        self._report_issued(target, secret)
-        return float(self._next_check(secret, self.config.resync_seconds))
+        self.report_issued(target, secret)
+        return float(self.next_check(secret, self.config.resync_seconds))
 
     return mint
 
@@ -398,7 +404,7 @@ def _in_place(original: Any) -> Any:
     "controller-token-lifetime-a-day",
     "runbook",
     "every token is requested with a lifetime of a day, not the profile's token lifetime",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _a_day(original: Any) -> Any:
     return _minting_with(original, lambda options: options.update(expiration_seconds=24 * 3600))
@@ -409,7 +415,7 @@ def _a_day(original: Any) -> Any:
     ("table-controller", "table-agent"),
     "every token is requested for another audience (the agent's name), not the SolAr API "
     "server's own",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _other_audience(original: Any) -> Any:
     return _minting_with(original, lambda options: options.update(audiences=("solar-agent",)))
@@ -424,7 +430,7 @@ def _other_audience(original: Any) -> Any:
 )
 def _disabled_but_minted(original: Any) -> Any:
     from solar_conformance.core.api import new_object
-    from solar_conformance.simulators.reference.controller import CredentialNames
+    from solar_conformance.simulators.reference.agent_access import CredentialNames
 
     def reconcile(self: Any, target: Any) -> float:
         delay = float(original(self, target))
@@ -470,7 +476,7 @@ def _disabled_keeps(original: Any) -> Any:
     "controller-status-lowercase",
     ("condition-issued", "condition-disabled", "condition-revoked", "condition-mintfailed"),
     "the condition's status is written as true/false, not True/False",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _lowercase(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -483,7 +489,7 @@ def _lowercase(original: Any) -> Any:
     "controller-mintfailed-hides-valid-token",
     ("runbook", "condition-issued"),
     "while a rotation cannot mint, the condition says MintFailed although the old token is valid",
-    f"{C}._report_waiting",
+    f"{CONDITION}.report_waiting",
 )
 def _lies_mintfailed(original: Any) -> Any:
     def report_waiting(self: Any, target: Any, current: Any, backoff: Any) -> None:
@@ -497,19 +503,19 @@ def _lies_mintfailed(original: Any) -> Any:
     "runbook",
     "a rotation that cannot mint deletes the old token's Secret at once: the agent loses a valid "
     "token",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _drops_token(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
         if current is not None:
-            self._delete_secrets([current])
+            self.delete_token_secrets([current])
         return float(original(self, target, None, backoff, message))
 
     return failed
 
 
 def _minting_with(original: Any, change: Callable[[dict[str, Any]], object]) -> Any:
-    """`_mint` with every TokenRequest's options changed by `change` before it is sent."""
+    """`mint_token` with every TokenRequest's options changed by `change` before it is sent."""
 
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
         client = self.solar
@@ -533,11 +539,11 @@ def _keeping_secrets_when(original: Any, keep: Callable[[Any, Any], bool]) -> An
     def reconcile(self: Any, target: Any) -> float:
         if not keep(self, target):
             return float(original(self, target))
-        self._delete_secrets = lambda secrets: None
+        self.delete_token_secrets = lambda secrets: None
         try:
             return float(original(self, target))
         finally:
-            del self._delete_secrets
+            del self.delete_token_secrets
 
     return reconcile
 

@@ -1,6 +1,6 @@
-"""A fourth look at solar-controller-manager: broken credential and Profile controllers
-(solar_conformance/simulators/reference/controller.py, solar_conformance/simulators/reference/bindings.py) that a real SolAr could
-plausibly ship: the condition's lastTransitionTime and its neighbours, the Warning events, the
+"""Broken credential and Profile controllers of solar-controller-manager
+(solar_conformance/simulators/reference/controller.py and the modules it is made of, bindings.py)
+that a real SolAr could plausibly ship: the condition's lastTransitionTime and its neighbours, the Warning events, the
 mint backoff, what a deleted Target takes with it, where the token appears, the Role's verbs and
 subjects, and ReleaseBindings that outlive their selection."""
 
@@ -12,6 +12,9 @@ from solar_conformance.core.api import ApiError, find_condition, labels_of
 from solar_conformance.core.clock import utc
 from tests.mutants.model import mutant, with_solar_changed
 
+ACCESS = "solar_conformance.simulators.reference.agent_access:AgentAccess"
+CONDITION = "solar_conformance.simulators.reference.credential_condition:CredentialCondition"
+TOKEN = "solar_conformance.simulators.reference.agent_token:AgentToken"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
 P = "solar_conformance.simulators.reference.bindings:ProfileController"
 
@@ -30,7 +33,7 @@ def _write_condition(self: Any, target: Any, change: Any) -> None:
     "controller-transition-time-on-every-change",
     ("condition-issued", "runbook"),
     "lastTransitionTime moves whenever the message changes (a rotation), not only the status",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _time_on_every_change(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -56,7 +59,7 @@ def _time_on_every_change(original: Any) -> Any:
     "controller-transition-time-never-moves",
     ("condition-issued", "condition-revoked", "runbook"),
     "lastTransitionTime keeps the time the condition was first set, through every transition",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _time_never_moves(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -84,7 +87,7 @@ def _time_never_moves(original: Any) -> Any:
     "controller-transition-time-of-the-target",
     ("condition-issued", "condition-disabled", "condition-mintfailed"),
     "lastTransitionTime is the Target's creationTimestamp, whatever the transition",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _time_of_target(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -108,7 +111,7 @@ def _time_of_target(original: Any) -> Any:
     "controller-drops-other-conditions",
     ("condition-where", "table-controller"),
     "writing AgentCredentialReady replaces the Target's conditions: other components' go",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
     equivalent=(
         "the page names one condition, AgentCredentialReady, and says nothing of any other "
         "condition on the Target; the one other component that writes one (solar-renderer's "
@@ -135,7 +138,7 @@ def _drops_others(original: Any) -> Any:
     "controller-condition-appended",
     ("condition-where", "condition-issued"),
     "every change appends another AgentCredentialReady instead of updating the one there",
-    f"{C}._set",
+    f"{CONDITION}.set_credential_condition",
 )
 def _appended(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
@@ -172,7 +175,7 @@ def _appended(original: Any) -> Any:
     "condition-mintfailed-backoff",
     "a failed mint's Warning event names the Target but carries its ServiceAccount's uid, so "
     "`kubectl describe target` never shows it",
-    f"{C}._event",
+    f"{CONDITION}.record_mint_failure",
 )
 def _event_other_uid(original: Any) -> Any:
     def event(self: Any, target: Any, attempt: int, message: str) -> None:
@@ -193,7 +196,7 @@ def _event_other_uid(original: Any) -> Any:
     "controller-event-normal",
     "condition-mintfailed-backoff",
     "a failed mint is recorded as a Normal event, not a Warning",
-    f"{C}._event",
+    f"{CONDITION}.record_mint_failure",
 )
 def _event_normal(original: Any) -> Any:
     def changes(real: Any) -> dict[str, Any]:
@@ -233,7 +236,7 @@ def _backoff_kept(original: Any) -> Any:
     ("condition-mintfailed-backoff", "separate-namespaces"),
     "the mint backoff is kept by Target name alone: a failing Target delays the mints of the "
     "Target of the same name in every other namespace",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _backoff_by_name(original: Any) -> Any:
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
@@ -262,7 +265,7 @@ def _takes_namesakes(original: Any) -> Any:
     def forget(self: Any, namespace: str, name: str) -> None:
         original(self, namespace, name)
         labels = self.contract.credential_labels(name)
-        self._delete_secrets(self.solar.list("Secret", None, labels=labels))
+        self.delete_token_secrets(self.solar.list("Secret", None, labels=labels))
 
     return forget
 
@@ -279,7 +282,7 @@ def _takes_namespace(original: Any) -> Any:
         label = self.contract.credential_label
         for secret in self.solar.list("Secret", namespace):
             if label in labels_of(secret):
-                self._delete_secrets([secret])
+                self.delete_token_secrets([secret])
 
     return forget
 
@@ -289,7 +292,7 @@ def _takes_namespace(original: Any) -> Any:
     "controller-token-in-event",
     ("table-controller", "security-notes"),
     "every mint is recorded as a Normal event on the Target whose message carries the token",
-    f"{C}._report_issued",
+    f"{CONDITION}.report_issued",
 )
 def _token_in_event(original: Any) -> Any:
     from solar_conformance.core.api import new_object
@@ -325,7 +328,7 @@ def _token_in_event(original: Any) -> Any:
     "controller-token-in-target-annotation",
     ("table-controller", "security-notes"),
     "the controller writes the token it minted into an annotation of the Target",
-    f"{C}._report_issued",
+    f"{CONDITION}.report_issued",
 )
 def _token_on_target(original: Any) -> Any:
     from solar_conformance.core.conditions import secret_value
@@ -348,7 +351,7 @@ def _token_on_target(original: Any) -> Any:
     "controller-role-watches-own-target",
     "scope",
     "the Role also lets the agent watch (and list) its own Target by name",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )
 def _watch_target(original: Any) -> Any:
     def agent_rules(target: str) -> list[Any]:
@@ -363,7 +366,7 @@ def _watch_target(original: Any) -> Any:
     "controller-role-deletes-own-report",
     ("scope", "scope-patch"),
     "the Role also lets the agent delete its own TargetReport",
-    f"{C}.agent_rules",
+    f"{ACCESS}.agent_rules",
 )
 def _delete_report(original: Any) -> Any:
     def agent_rules(target: str) -> list[Any]:
@@ -379,7 +382,7 @@ def _delete_report(original: Any) -> Any:
     ("scope", "separate-namespaces"),
     "the RoleBinding also binds the group of every ServiceAccount of the namespace, so every "
     "sibling agent gets the Target's grant",
-    f"{C}._ensure",
+    f"{ACCESS}.ensure_object",
 )
 def _binds_group(original: Any) -> Any:
     def ensure(self: Any, wanted: Any, compare: tuple[str, ...] = ()) -> None:

@@ -1,6 +1,6 @@
-"""Broken credential sides of solar-controller-manager that passed every scenario when tried as a
-new user would (solar_conformance/simulators/reference/controller.py and bindings.py, solar-renderer where a
-Target made before its namespace's setup is never delivered): a token for more than the SolAr
+"""Broken credential sides of solar-controller-manager (solar_conformance/simulators/reference/
+controller.py and the modules it is made of, bindings.py; solar-renderer where a Target made
+before its namespace's setup is never delivered): a token for more than the SolAr
 API server or longer than the profile says, a revocation that sticks to the annotation's key, a
 retired token that works on for tens of seconds, a lifecycle step that withdraws the token of a
 Target of the same name in another namespace, a token Secret deleted out of band, Targets made
@@ -17,6 +17,7 @@ from solar_conformance.core.clock import parse_utc
 from tests.mutants.catalogue.credential import _minting_with, _revoked
 from tests.mutants.model import mutant, with_solar_changed
 
+TOKEN = "solar_conformance.simulators.reference.agent_token:AgentToken"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
 P = "solar_conformance.simulators.reference.bindings:ProfileController"
 R = "solar_conformance.simulators.reference.renderer:Renderer"
@@ -54,7 +55,7 @@ def _namesake_secrets(self: Any, target: Any) -> list[Any]:
     ("table-controller", "security-notes"),
     "every token is requested for the SolAr API server's audience and another one (solar-agent): "
     "it works, and is good for a second service too",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _extra_audience(original: Any) -> Any:
     return _minting_with(
@@ -67,7 +68,7 @@ def _extra_audience(original: Any) -> Any:
     ("table-controller", "condition-issued"),
     "a Target's first token is requested to live half as long again as the profile's token "
     "lifetime; only the tokens that replace it live the profile's",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _first_longer(original: Any) -> Any:
     def longer(options: dict[str, Any]) -> None:
@@ -117,7 +118,7 @@ def _issued_at(self: Any, secret: Any) -> datetime | None:
     "runbook",
     "after a new token the old token's Secret is deleted only once the new one is 20 s old (a "
     "grace period for the agent): both tokens work for tens of seconds",
-    f"{C}._delete_secrets",
+    f"{TOKEN}.delete_token_secrets",
 )
 def _grace(original: Any) -> Any:
     def delete_secrets(self: Any, secrets_: list[Any]) -> None:
@@ -129,7 +130,7 @@ def _grace(original: Any) -> Any:
             issued = _issued_at(self, secret)
             newer = [
                 when
-                for other in self._credential_secrets(meta["namespace"], target)
+                for other in self.credential_secrets(meta["namespace"], target)
                 if (when := _issued_at(self, other)) is not None
                 and issued is not None
                 and when > issued
@@ -155,11 +156,11 @@ def _late_when(original: Any, trigger: Any, state: str) -> Any:
         left = GRACE_SECONDS - (self.clock.now() - first).total_seconds()
         if left <= 0:
             return float(original(self, target))
-        self._delete_secrets = lambda secrets: None
+        self.delete_token_secrets = lambda secrets: None
         try:
             original(self, target)
         finally:
-            del self._delete_secrets
+            del self.delete_token_secrets
         return float(left)
 
     return reconcile
@@ -202,7 +203,7 @@ def _then_withdraw_namesakes(original: Any, when: Any) -> Any:
         minted = self._minted.get(_key(target))
         delay = float(original(self, target))
         if when(self, target, before, minted != self._minted.get(_key(target))):
-            self._delete_secrets(_namesake_secrets(self, target))
+            self.delete_token_secrets(_namesake_secrets(self, target))
         return delay
 
     return reconcile
@@ -212,8 +213,8 @@ def _rotation_due(self: Any, target: Any) -> str | None:
     """Why the Target's current token is to be replaced: "requested" (a rotation it has not
     answered yet), "aged" (80 % of its lifetime), or None (no current token, or none due)."""
     namespace, name = _key(target)
-    current = self._current(target, self._credential_secrets(namespace, name))
-    if current is None or not self._needs_new_token(target, current):
+    current = self.current_secret(target, self.credential_secrets(namespace, name))
+    if current is None or not self.needs_new_token(target, current):
         return None
     requested = annotations_of(target).get(self.contract.rotation_annotation)
     handled = annotations_of(current).get(self.contract.rotation_handled_annotation)
@@ -313,7 +314,7 @@ def _misses_deleted(original: Any) -> Any:
     ("setup-order", "empty-selector", "bound-without-steps"),
     "the Profile controller binds on a Target's events only, not on its Profile's: the Targets a "
     "namespace held before the operator set it up are never bound",
-    "solar_conformance.simulators.reference.work_queues:SolarWorkQueues._route",
+    "solar_conformance.simulators.reference.work_queues:SolarWorkQueues.wake_concerned_keys",
     internal=True,
 )
 def _binds_on_target_events(original: Any) -> Any:
@@ -342,7 +343,7 @@ def _gives_up(original: Any) -> Any:
         given_up = _state(self, "_mutant_given_up")
         if target["metadata"]["uid"] in given_up:
             return
-        if self._registry_of(target) is None:
+        if self.registry_of(target) is None:
             given_up[target["metadata"]["uid"]] = True
             return
         original(self, target)
@@ -356,7 +357,7 @@ def _gives_up(original: Any) -> Any:
     "condition-mintfailed",
     "the MintFailed message keeps the error of the first failed attempt when later ones fail "
     "for another reason",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _first_error(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -370,15 +371,15 @@ def _first_error(original: Any) -> Any:
     ("condition-mintfailed", "table-controller"),
     "a refused TokenRequest leaves the empty Secret made for its token behind: one more with "
     "every failed attempt",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _keeps_failed(original: Any) -> Any:
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:
-        self._credential_secrets = lambda namespace, name: []
+        self.credential_secrets = lambda namespace, name: []
         try:
             return float(original(self, target, names, labels, current, held))
         finally:
-            del self._credential_secrets
+            del self.credential_secrets
 
     return mint
 

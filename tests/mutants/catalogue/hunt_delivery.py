@@ -1,5 +1,5 @@
-"""A fourth look at delivery: broken solar-renderers, render registries and agents that leak the
-token or the push credentials, deliver to the wrong place, or report the wrong time."""
+"""Broken solar-renderers, render registries and agents that leak the token or the push
+credentials, deliver to the wrong place, or report the wrong time."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import Any
 from tests.mutants.catalogue.agent import agent_clock_off_by
 from tests.mutants.model import mutant
 
+CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
+PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
+READS = "solar_conformance.simulators.reference.render_reads:RenderReads"
 R = "solar_conformance.simulators.reference.renderer:Renderer"
 A = "solar_conformance.simulators.reference.agent:Agent"
 
@@ -31,11 +34,11 @@ def _agent_kubeconfig(self: Any, chart: Any) -> str | None:
     "renderer-token-in-bootstrap-values",
     ("table-renderer",),
     "the bootstrap chart's values also carry the agent's token (for the HelmReleases it installs)",
-    f"{R}._push_bootstrap",
+    f"{PUSHES}.push_bootstrap",
 )
 def _token_in_bootstrap(original: Any) -> Any:
     def push_bootstrap(self: Any, client: Any, host: str, target: Any, chart: Any) -> None:
-        token = self._token_of(target)
+        token = self.token_of(target)
         if token is not None:
             chart = dataclasses.replace(chart, values={**chart.values, "agentToken": token})
         original(self, client, host, target, chart)
@@ -47,7 +50,7 @@ def _token_in_bootstrap(original: Any) -> Any:
     "renderer-copies-agent-to-other-namespaces",
     ("separate-namespaces", "regcred-namespace"),
     "every agent release is also pushed under each other namespace that holds Targets",
-    f"{R}._push",
+    f"{PUSHES}.push_chart",
 )
 def _copies_agent(original: Any) -> Any:
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
@@ -66,7 +69,7 @@ def _copies_agent(original: Any) -> Any:
     ("table-renderer", "table-controller"),
     "the renderer keeps each agent kubeconfig it rendered in a ConfigMap of the Target's namespace "
     "on the SolAr cluster",
-    f"{R}._push",
+    f"{PUSHES}.push_chart",
 )
 def _kubeconfig_cache(original: Any) -> Any:
     from solar_conformance.core.api import ApiError, new_object
@@ -96,7 +99,7 @@ def _kubeconfig_cache(original: Any) -> Any:
     ("table-renderer", "table-controller"),
     "the renderer records a Normal Event on the Target whose message shows the kubeconfig it "
     "rendered",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )
 def _event_with_kubeconfig(original: Any) -> Any:
     from solar_conformance.core.api import ApiError, new_object
@@ -135,7 +138,7 @@ def _event_with_kubeconfig(original: Any) -> Any:
     "renderer-push-credentials-in-agent-release",
     ("regcred-namespace", "security-notes"),
     "the agent release also carries an image pull Secret made from SolAr's push credentials",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )
 def _push_credentials(original: Any) -> Any:
     from solar_conformance.core import yamlio
@@ -144,11 +147,11 @@ def _push_credentials(original: Any) -> Any:
 
     def chart_for(self: Any, release: Any, target: Any) -> Any:
         chart = original(self, release, target)
-        registry = self._registry_of(target)
+        registry = self.registry_of(target)
         if chart is None or registry is None or _agent_kubeconfig(self, chart) is None:
             return chart
         namespace = target["metadata"]["namespace"]
-        secret = self._read("Secret", registry["spec"]["solarSecretRef"]["name"], namespace)
+        secret = self.read("Secret", registry["spec"]["solarSecretRef"]["name"], namespace)
         config = dockerconfigjson(
             registry["spec"]["hostname"],
             secret_value(secret, "username") or "",
@@ -174,7 +177,7 @@ def _push_credentials(original: Any) -> Any:
     ("runbook", "on-its-own", "point-once"),
     "the bootstrap version counts only from the Target's status, not from the tags already pushed: "
     "a Target made again under the same name is tagged below the charts of the deleted one",
-    f"{R}._bootstrap_version",
+    f"{PUSHES}.bootstrap_version",
 )
 def _counter_from_status(original: Any) -> Any:
     def bootstrap_version(self: Any, client: Any, target: Any, repository: str) -> int:
@@ -189,7 +192,7 @@ def _counter_from_status(original: Any) -> Any:
     ("table-flux", "page-objects"),
     "the bootstrap chart's sources name the pull Secret regcred, whatever the Registry's "
     "targetPullSecretName says",
-    f"{R}._bootstrap_chart",
+    f"{CHARTS}.bootstrap_chart",
     equivalent=(
         "the page names the pull Secret regcred and every Registry the operator creates "
         "(docs/contracts.md, Setting up the solar-agent) says targetPullSecretName: regcred; "
@@ -229,14 +232,14 @@ mutant(
     ("intro-own-agent", "table-flux"),
     "every agent is installed into namespace solar-system on the target cluster, not into the "
     "Target's namespace",
-    f"{R}._render_release",
+    f"{R}.render_release",
 )(_target_namespace(True, "solar-system"))
 mutant(
     "renderer-releases-in-flux-system",
     ("table-flux", "on-its-own"),
     "every bound Release but the agent is installed into namespace flux-system, not into its "
     "targetNamespace",
-    f"{R}._render_release",
+    f"{R}.render_release",
 )(_target_namespace(False, "flux-system"))
 
 
@@ -245,7 +248,7 @@ mutant(
     ("runbook", "table-renderer"),
     "a render depends on the bindings, Releases, Profiles and the push Secret only, not on the "
     "credential condition: a new token is rendered only when something else changes",
-    f"{R}._inputs_of",
+    f"{READS}.inputs_of",
 )
 def _ignores_condition(original: Any) -> Any:
     def inputs_of(self: Any, target: Any, registry: Any) -> Any:

@@ -1,5 +1,4 @@
-"""Broken SolArs that a new user's tries found passing every scenario, delivery side: the token
-copied elsewhere inside the agent release or onto the target cluster, registry reads by digest
+"""Broken SolArs, delivery side: the token copied elsewhere inside the agent release or onto the target cluster, registry reads by digest
 and HEAD, a report that goes back or empties across a restart, unbound Releases still rendered,
 the wrong Registry, a Release's targetNamespace ignored, near misses of a password."""
 
@@ -11,6 +10,9 @@ from typing import Any
 
 from tests.mutants.model import Patch, mutant
 
+CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
+PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
+READS = "solar_conformance.simulators.reference.render_reads:RenderReads"
 R = "solar_conformance.simulators.reference.renderer:Renderer"
 A = "solar_conformance.simulators.reference.agent:Agent"
 REGISTRY = "solar_conformance.simulators.memory.registry:InMemoryRegistry"
@@ -24,7 +26,7 @@ def _token_of(kubeconfig: str) -> str:
 
 
 def _with_agent_templates(change: Any) -> Any:
-    """`Renderer._agent_templates` with `change(templates, kubeconfig, namespace)` applied."""
+    """`Renderer.agent_templates` with `change(templates, kubeconfig, namespace)` applied."""
 
     def replace(original: Any) -> Any:
         def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> Any:
@@ -68,7 +70,7 @@ mutant(
     ("table-renderer", "table-flux"),
     "the agent release also carries a ConfigMap with the agent's token (for diagnostics), which "
     "Flux installs on the target cluster",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )(_with_agent_templates(_configmap))
 
 
@@ -87,7 +89,7 @@ mutant(
     ("table-renderer", "table-flux"),
     "the agent's Deployment also gets the token in an environment variable, besides the "
     "kubeconfig Secret",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )(_with_agent_templates(_env))
 
 
@@ -105,7 +107,7 @@ mutant(
     "renderer-agent-token-in-pod-annotation",
     ("table-renderer", "table-flux"),
     "the agent's pod template is annotated with its token (to restart it on a new one)",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )(_with_agent_templates(_pod_annotation))
 
 
@@ -124,12 +126,12 @@ mutant(
     ("table-renderer", "table-flux"),
     "the agent release also installs a copy of the kubeconfig Secret into namespace default of "
     "the target cluster",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )(_with_agent_templates(_copy_to_default))
 
 
 def _chart_with(change: Any) -> Any:
-    """`Renderer._chart_for` with `change(chart, token)` applied to every agent release."""
+    """`Renderer.chart_for` with `change(chart, token)` applied to every agent release."""
 
     def replace(original: Any) -> Any:
         from tests.mutants.catalogue.hunt_delivery import _agent_kubeconfig
@@ -150,7 +152,7 @@ mutant(
     "renderer-agent-token-in-values",
     ("table-renderer",),
     "the agent release's values.yaml also carries the agent's token",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )(_chart_with(lambda chart, token: dataclasses.replace(chart, values={"token": token})))
 
 
@@ -158,7 +160,7 @@ mutant(
     "renderer-agent-token-in-chart-annotations",
     ("table-renderer",),
     "the agent release's Chart.yaml annotations carry the agent's token",
-    f"{R}._push",
+    f"{PUSHES}.push_chart",
 )
 def _token_in_annotations(original: Any) -> Any:
     from tests.mutants.catalogue.hunt_delivery import _agent_kubeconfig
@@ -327,7 +329,7 @@ def _first_behind(original: Any) -> Any:
     ("setup-page", "table-flux"),
     "the renderer keeps every Release it once rendered for a Target in its bootstrap chart, "
     "also after its ReleaseBinding is gone",
-    f"{R}._bindings_of",
+    f"{READS}.bindings_of",
 )
 def _keeps_unbound(original: Any) -> Any:
     def bindings_of(self: Any, target: Any) -> list[Any]:
@@ -347,7 +349,7 @@ def _keeps_unbound(original: Any) -> Any:
     ("table-flux", "on-its-own"),
     "every bound Release is installed into the namespace of its Release on the SolAr cluster, "
     "whatever its targetNamespace says",
-    f"{R}._render_release",
+    f"{R}.render_release",
 )
 def _ignores_target_namespace(original: Any) -> Any:
     def render_release(
@@ -366,7 +368,7 @@ def _ignores_target_namespace(original: Any) -> Any:
     ("point-once", "table-renderer"),
     "the renderer renders for the first Registry of the Target's namespace, not for the one its "
     "renderRegistryRef names",
-    f"{R}._registry_of",
+    f"{READS}.registry_of",
 )
 def _first_registry(original: Any) -> Any:
     def registry_of(self: Any, target: Any) -> Any:
@@ -384,7 +386,7 @@ def _first_registry(original: Any) -> Any:
     ("table-flux-target-namespace", "table-flux"),
     "the agent is installed into the Target's namespace on the target cluster, whatever the "
     "agent Release's targetNamespace says (the other Releases go where theirs say)",
-    f"{R}._render_release",
+    f"{R}.render_release",
 )
 def _agent_ignores_target_namespace(original: Any) -> Any:
     from solar_conformance.core.api import annotations_of

@@ -177,7 +177,8 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "agent-logs-token-on-failure": (WAIT_RUNS_OUT,),
     "agent-swallows-errors": (STAYS_EMPTY,),
     "agent-caches-kubeconfig": (ROTATE,),
-    # a fourth look: delivery (tests/mutants/catalogue/hunt_delivery.py)
+    # delivery: where the token and the push credentials go, what Flux pulls and when, the agent's
+    # clock (tests/mutants/catalogue/hunt_delivery.py)
     "renderer-token-in-bootstrap-values": (RENDERER,),
     "renderer-copies-agent-to-other-namespaces": (OTHER_NAMESPACE_TOKEN,),
     "renderer-caches-kubeconfig-in-configmap": (AGENT,),
@@ -221,7 +222,8 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "flux-picks-lowest-version": (BOUND_LATER,),
     "flux-polls-rarely": (BOUND_LATER,),
     "clock-skew-ignored": (BEFORE_EXPIRY,),
-    # a second look at the page (docs/mutants.md)
+    # a new token, its lifetime and audience, Disabled, revocation, a rules review that
+    # under-reports (credential.py, access.py)
     "controller-rotates-in-place": (ROTATE, EVERY_ROTATION),
     "controller-token-lifetime-a-day": (EVERY_ROTATION,),
     "controller-disabled-mints-unlabelled": (OUTLINE,),
@@ -250,7 +252,8 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-revokes-case-insensitively": (NOT_REVOKED,),
     "rules-review-hides-secrets-in-default": (GRANT,),
     "controller-mints-for-another-audience": (AGENT,),
-    # a fourth look: the controller and the scope
+    # the condition's lastTransitionTime, the mint backoff, the Profile controller's bindings
+    # and status (tests/mutants/catalogue/hunt_controller.py)
     "controller-transition-time-on-every-change": (ROTATE,),
     "controller-transition-time-never-moves": (REVOKE,),
     "controller-backoff-by-name-only": (OTHER_NAMESPACE_MINT,),
@@ -273,7 +276,8 @@ KILLERS: dict[str, tuple[str, ...]] = {
         "A Target that no longer carries the selected label is no longer bound",
     ),
     "profile-status-counts-bindings": (STATUS,),
-    # the credential side, tried as a new user would (tests/mutants/catalogue/hunt_credential.py)
+    # a token's audience and lifetime, revocation, retired and namesakes' tokens, Targets made
+    # before their namespace's setup, failed mints (tests/mutants/catalogue/hunt_credential.py)
     "controller-mints-for-an-extra-audience": (CONTROLLER, AGENT),
     "controller-first-token-lives-longer": (CONTROLLER, EXPIRY),
     "controller-revocation-sticks-to-the-key": (IN_PLACE,),
@@ -292,7 +296,9 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "profile-keeps-bindings-of-deleted-targets": (DELETE,),
 }
 
-# what a new user's tries found passing, delivery side (tests/mutants/catalogue/hunt_passes_delivery.py)
+# delivery: the token elsewhere in the agent release, registry reads by digest and HEAD, a
+# password's near misses, lastReportTime across a restart, what is rendered and where
+# (tests/mutants/catalogue/hunt_passes_delivery.py)
 UNBOUND = "A Target that no longer carries the selected label is no longer bound"
 AGENT_TARGET_NAMESPACE = (
     "An agent Release that names another targetNamespace has its agent run there"

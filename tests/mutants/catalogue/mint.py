@@ -8,7 +8,8 @@ from typing import Any
 
 from tests.mutants.model import mutant
 
-C = "solar_conformance.simulators.reference.controller:CredentialController"
+CONDITION = "solar_conformance.simulators.reference.credential_condition:CredentialCondition"
+TOKEN = "solar_conformance.simulators.reference.agent_token:AgentToken"
 
 
 # --- retries -------------------------------------------------------------------------------------
@@ -16,7 +17,7 @@ C = "solar_conformance.simulators.reference.controller:CredentialController"
     "controller-mint-never-retried",
     "condition-mintfailed",
     "after a failed mint the controller never tries again",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _no_retry(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -31,7 +32,7 @@ def _no_retry(original: Any) -> Any:
     "controller-mint-no-backoff",
     "condition-mintfailed-backoff",
     "a failed mint is retried every second, without growing waits",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _hot_loop(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -46,7 +47,7 @@ def _hot_loop(original: Any) -> Any:
     "controller-backoff-uncapped",
     "condition-mintfailed-backoff",
     "the waits between mint attempts double without a cap",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _uncapped(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -62,7 +63,7 @@ def _uncapped(original: Any) -> Any:
     "controller-backoff-gives-up",
     "condition-mintfailed-backoff",
     "the controller stops retrying a failed mint after five attempts",
-    f"{C}._failed",
+    f"{TOKEN}.mint_failed",
 )
 def _gives_up(original: Any) -> Any:
     def failed(self: Any, target: Any, current: Any, backoff: Any, message: str) -> float:
@@ -78,7 +79,7 @@ def _gives_up(original: Any) -> Any:
     "controller-no-warning-events",
     "condition-mintfailed-backoff",
     "a failed mint records no Warning event on the Target",
-    f"{C}._event",
+    f"{CONDITION}.record_mint_failure",
 )
 def _no_events(original: Any) -> Any:
     return lambda self, target, attempt, message: None
@@ -88,7 +89,7 @@ def _no_events(original: Any) -> Any:
     "controller-one-backoff-for-all",
     "condition-mintfailed-backoff",
     "one backoff for every Target: a failing Target delays the mints of all others",
-    f"{C}._mint",
+    f"{TOKEN}.mint_token",
 )
 def _shared_backoff(original: Any) -> Any:
     def mint(self: Any, target: Any, names: Any, labels: Any, current: Any, held: Any) -> float:

@@ -9,6 +9,9 @@ from typing import Any
 
 from tests.mutants.model import Patch, mutant
 
+CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
+PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
+READS = "solar_conformance.simulators.reference.render_reads:RenderReads"
 R = "solar_conformance.simulators.reference.renderer:Renderer"
 
 
@@ -17,7 +20,7 @@ R = "solar_conformance.simulators.reference.renderer:Renderer"
     "renderer-sibling-token",
     ("table-renderer", "table-agent"),
     "the agent release carries the token of another Target of the namespace when there is one",
-    f"{R}._token_of",
+    f"{READS}.token_of",
 )
 def _sibling_token(original: Any) -> Any:
     def token_of(self: Any, target: Any) -> str | None:
@@ -37,7 +40,7 @@ def _sibling_token(original: Any) -> Any:
     "renderer-mints-own-token",
     ("table-renderer", "table-agent"),
     "the renderer mints a token of its own for the agent instead of using the Secret's",
-    f"{R}._token_of",
+    f"{READS}.token_of",
 )
 def _own_token(original: Any) -> Any:
     minted: dict[str, str] = {}
@@ -59,7 +62,7 @@ def _own_token(original: Any) -> Any:
     "renderer-first-token-forever",
     ("runbook", "table-renderer"),
     "the renderer keeps rendering the first token it saw for a Target",
-    f"{R}._token_of",
+    f"{READS}.token_of",
 )
 def _first_token(original: Any) -> Any:
     seen: dict[str, str] = {}
@@ -101,19 +104,19 @@ mutant(
     "renderer-wrong-server",
     "table-renderer",
     "the agent's kubeconfig points at the API server's in-cluster name, not the configured URL",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )(_kubeconfig(lambda k: dataclasses.replace(k, server="https://kubernetes.default.svc")))
 mutant(
     "renderer-skips-verification",
     "table-renderer",
     "the agent's kubeconfig skips verifying the SolAr API server's certificate",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )(_kubeconfig(lambda k: dataclasses.replace(k, ca_pem="", insecure=True)))
 mutant(
     "renderer-no-ca",
     "table-renderer",
     "the agent's kubeconfig does not carry the SolAr API server's certificate authority",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )(_kubeconfig(lambda k: dataclasses.replace(k, ca_pem="")))
 
 
@@ -121,7 +124,7 @@ mutant(
     "renderer-slow-agent",
     "report-advances",
     "the agent release runs the agent with a report interval of 60 s, not the profile's",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )
 def _slow_agent(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> Any:
@@ -139,7 +142,7 @@ def _slow_agent(original: Any) -> Any:
     "renderer-one-agent-per-namespace",
     ("intro-own-agent", "intro-setup-once"),
     "the Targets of a namespace share one agent: each gets the agent of the namespace's first Target",
-    f"{R}._chart_for",
+    f"{R}.chart_for",
 )
 def _shared_agent(original: Any) -> Any:
     def chart_for(self: Any, release: Any, target: Any) -> Any:
@@ -155,7 +158,7 @@ def _shared_agent(original: Any) -> Any:
     "renderer-agent-chart-outside-namespace",
     ("regcred-weakness", "table-flux"),
     "the agent release is pushed to agents/<namespace>/..., outside the namespace's repositories",
-    f"{R}._push",
+    f"{PUSHES}.push_chart",
 )
 def _outside(original: Any) -> Any:
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
@@ -171,7 +174,7 @@ def _outside(original: Any) -> Any:
     "renderer-bootstrap-wrong-path",
     ("url-form", "point-once"),
     "the bootstrap chart is pushed to <namespace>/<target>/bootstrap, not <namespace>/bootstrap-<target>",
-    f"{R}._push",
+    f"{PUSHES}.push_chart",
 )
 def _wrong_path(original: Any) -> Any:
     from solar_conformance.core.oci import Chart
@@ -200,7 +203,7 @@ def _latest(original: Any) -> Any:
     "renderer-fixed-registry-host",
     ("replace-values", "table-flux"),
     "the bootstrap chart's sources name a fixed registry host, not the Registry's hostname",
-    f"{R}._bootstrap_chart",
+    f"{CHARTS}.bootstrap_chart",
 )
 def _fixed_host(original: Any) -> Any:
     def bootstrap_chart(
@@ -216,7 +219,7 @@ def _fixed_host(original: Any) -> Any:
     "renderer-bootstrap-without-pull-secret",
     ("table-flux", "page-objects"),
     "the bootstrap chart's sources carry no secretRef, so Flux pulls the releases anonymously",
-    f"{R}._bootstrap_chart",
+    f"{CHARTS}.bootstrap_chart",
 )
 def _no_secret_ref(original: Any) -> Any:
     from solar_conformance.core import yamlio
@@ -239,7 +242,7 @@ def _no_secret_ref(original: Any) -> Any:
     "renderer-agent-only",
     ("table-flux", "on-its-own"),
     "the bootstrap chart carries only the agent release, not the other bound Releases",
-    f"{R}._bootstrap_chart",
+    f"{CHARTS}.bootstrap_chart",
 )
 def _agent_only(original: Any) -> Any:
     def bootstrap_chart(
@@ -255,7 +258,7 @@ def _agent_only(original: Any) -> Any:
     "renderer-misses-new-bindings",
     "on-its-own-promptly",
     "a new ReleaseBinding of an existing Release does not trigger a new render",
-    f"{R}._inputs_of",
+    f"{READS}.inputs_of",
 )
 def _blind_to_bindings(original: Any) -> Any:
     # The Releases a Target's first render depended on: a Release bound later is reached only
@@ -281,7 +284,7 @@ def _blind_to_bindings(original: Any) -> Any:
     "renderer-renders-before-token",
     "on-its-own-promptly",
     "the renderer pushes a bootstrap chart without the agent while the token is still to come",
-    f"{R}._credential_pending",
+    f"{R}.credential_pending",
 )
 def _eager(original: Any) -> Any:
     return lambda self, release, target: False
@@ -337,12 +340,12 @@ def _remember_target(original: Any) -> Any:
     return reconcile_all
 
 
-# --- second look: what a Target's bootstrap chart carries, where the token goes -----------------
+# --- what a Target's bootstrap chart carries, where the token goes -------------------------------
 @mutant(
     "renderer-renders-namespace-bindings",
     ("table-flux", "setup-page"),
     "each Target's bootstrap chart carries every Release bound to any Target of its namespace",
-    f"{R}._bindings_of",
+    f"{READS}.bindings_of",
 )
 def _namespace_bindings(original: Any) -> Any:
     def bindings_of(self: Any, target: Any) -> list[Any]:
@@ -360,7 +363,7 @@ def _namespace_bindings(original: Any) -> Any:
     "renderer-kubeconfig-in-configmap",
     "table-renderer",
     "the agent release carries the kubeconfig with the token in a ConfigMap, not a Secret",
-    f"{R}._agent_templates",
+    f"{CHARTS}.agent_templates",
 )
 def _configmap(original: Any) -> Any:
     from solar_conformance.core import yamlio
@@ -396,23 +399,23 @@ def _drops_agent(original: Any) -> Any:
 
     def render_target(self: Any, target: Any) -> None:
         condition = find_condition(target, self.contract.condition_type) or {}
-        registry = self._registry_of(target)
+        registry = self.registry_of(target)
         if condition.get("reason") != "Revoked" or registry is None:
             original(self, target)
             return
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
-        client = self._push_client(registry, namespace)
+        client = self.push_client(registry, namespace)
         rendered = []
-        for binding in self._bindings_of(target):
+        for binding in self.bindings_of(target):
             release = self.solar.get("Release", binding["spec"]["releaseRef"]["name"], namespace)
             notes = release["metadata"].get("annotations") or {}
             if self.contract.agent_release_annotation in notes:
                 continue
-            found = self._render_release(client, namespace, release, target)
+            found = self.render_release(client, namespace, release, target)
             if found is not None:
                 rendered.append(found)
         rendered.sort(key=lambda r: r.release)
-        chart = self._bootstrap_chart(name, namespace, registry, rendered)
-        self._push_bootstrap(client, registry["spec"]["hostname"], target, chart)
+        chart = self.bootstrap_chart(name, namespace, registry, rendered)
+        self.push_bootstrap(client, registry["spec"]["hostname"], target, chart)
 
     return render_target

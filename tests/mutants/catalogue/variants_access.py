@@ -11,8 +11,9 @@ from typing import Any
 from solar_conformance.core.api import SOLAR_GROUP, ApiError, new_object
 from tests.mutants.model import patch, variant
 
+ACCESS = "solar_conformance.simulators.reference.agent_access:AgentAccess"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
-NAMES = "solar_conformance.simulators.reference.controller:CredentialNames"
+NAMES = "solar_conformance.simulators.reference.agent_access:CredentialNames"
 
 
 # --- names --------------------------------------------------------------------------------------
@@ -67,13 +68,15 @@ def _names_apart(original: Any) -> Any:
     return for_target
 
 
-@patch(f"{C}._ensure_access")
+@patch(f"{ACCESS}.ensure_access")
 def _binding_named_apart(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: dict[str, str]) -> None:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         account = names.service_account
-        self._ensure(new_object("ServiceAccount", account, namespace, labels=labels, owner=target))
-        self._ensure(
+        self.ensure_object(
+            new_object("ServiceAccount", account, namespace, labels=labels, owner=target)
+        )
+        self.ensure_object(
             new_object(
                 "Role",
                 names.role,
@@ -85,7 +88,7 @@ def _binding_named_apart(original: Any) -> Any:
             compare=("rules",),
         )
         binding = f"{name}-agent-reads"
-        self._ensure(
+        self.ensure_object(
             _binding(binding, namespace, "Role", names.role, account, labels=labels, owner=target)
         )
 
@@ -102,11 +105,11 @@ variant(
 )
 
 
-@patch(f"{C}._ensure_report")
+@patch(f"{ACCESS}.ensure_report")
 def _report_without_target_ref(original: Any) -> Any:
     def ensure_report(self: Any, target: Any, labels: dict[str, str]) -> None:
         meta = target["metadata"]
-        self._ensure(
+        self.ensure_object(
             new_object(
                 "TargetReport",
                 meta["name"],
@@ -130,7 +133,7 @@ variant(
 
 
 # --- the Role: the same grant, other shapes -------------------------------------------------------
-@patch(f"{C}.agent_rules")
+@patch(f"{ACCESS}.agent_rules")
 def _reshaped_rules(original: Any) -> Any:
     def agent_rules(target: str) -> list[Any]:
         return [
@@ -173,19 +176,21 @@ def _binding(
     )
 
 
-@patch(f"{C}._ensure_access")
+@patch(f"{ACCESS}.ensure_access")
 def _role_per_resource(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: dict[str, str]) -> None:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         account = names.service_account
-        self._ensure(new_object("ServiceAccount", account, namespace, labels=labels, owner=target))
+        self.ensure_object(
+            new_object("ServiceAccount", account, namespace, labels=labels, owner=target)
+        )
         for suffix, rule in zip(("target", "report"), self.agent_rules(name), strict=True):
             role = f"{names.role}-{suffix}"
-            self._ensure(
+            self.ensure_object(
                 new_object("Role", role, namespace, labels=labels, owner=target, rules=[rule]),
                 compare=("rules",),
             )
-            self._ensure(
+            self.ensure_object(
                 _binding(role, namespace, "Role", role, account, labels=labels, owner=target)
             )
 
@@ -205,13 +210,15 @@ def _cluster_role_name(namespace: str, target: str) -> str:
     return f"solar-agent:{namespace}:{target}"
 
 
-@patch(f"{C}._ensure_access")
+@patch(f"{ACCESS}.ensure_access")
 def _cluster_role(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: dict[str, str]) -> None:
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         account = names.service_account
         role = _cluster_role_name(namespace, name)
-        self._ensure(new_object("ServiceAccount", account, namespace, labels=labels, owner=target))
+        self.ensure_object(
+            new_object("ServiceAccount", account, namespace, labels=labels, owner=target)
+        )
         wanted = new_object("ClusterRole", role, labels=labels, rules=self.agent_rules(name))
         try:
             current = self.solar.get("ClusterRole", role)
@@ -222,7 +229,7 @@ def _cluster_role(original: Any) -> Any:
         else:
             if current.get("rules") != wanted["rules"]:
                 self.solar.update({**current, "rules": wanted["rules"]})
-        self._ensure(
+        self.ensure_object(
             _binding(
                 names.role, namespace, "ClusterRole", role, account, labels=labels, owner=target
             )
@@ -257,7 +264,7 @@ variant(
 )
 
 
-@patch(f"{C}.agent_rules")
+@patch(f"{ACCESS}.agent_rules")
 def _no_patch(original: Any) -> Any:
     def agent_rules(target: str) -> list[Any]:
         rules = original(target)
@@ -281,23 +288,23 @@ def _revoked(self: Any, target: Any) -> bool:
     return bool(annotations.get(self.contract.revocation_annotation) == self.contract.revoked_value)
 
 
-@patch(f"{C}._ensure_access")
+@patch(f"{ACCESS}.ensure_access")
 def _unbound_while_revoked(original: Any) -> Any:
     def ensure_access(self: Any, target: Any, names: Any, labels: dict[str, str]) -> None:
         if not _revoked(self, target):
             original(self, target, names, labels)
             return
-        ensure = self._ensure
+        ensure = self.ensure_object
 
         def all_but_the_binding(wanted: Any, compare: tuple[str, ...] = ()) -> None:
             if wanted["kind"] != "RoleBinding":
                 ensure(wanted, compare)
 
-        self.__dict__["_ensure"] = all_but_the_binding
+        self.__dict__["ensure_object"] = all_but_the_binding
         try:
             original(self, target, names, labels)
         finally:
-            del self.__dict__["_ensure"]
+            del self.__dict__["ensure_object"]
         try:
             self.solar.delete("RoleBinding", names.role, target["metadata"]["namespace"])
         except ApiError as error:
@@ -324,12 +331,12 @@ def _nothing_until_it_can_mint(original: Any) -> Any:
     def reconcile(self: Any, target: Any) -> float:
         if self.config.apiserver_url and not _revoked(self, target):
             return float(original(self, target))
-        self.__dict__["_ensure_access"] = lambda target, names, labels: None
-        self.__dict__["_ensure_report"] = lambda target, labels: None
+        self.__dict__["ensure_access"] = lambda target, names, labels: None
+        self.__dict__["ensure_report"] = lambda target, labels: None
         try:
             return float(original(self, target))
         finally:
-            del self.__dict__["_ensure_access"], self.__dict__["_ensure_report"]
+            del self.__dict__["ensure_access"], self.__dict__["ensure_report"]
 
     return reconcile
 

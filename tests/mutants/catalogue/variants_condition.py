@@ -1,5 +1,5 @@
 """Conforming variants of what solar-controller-manager writes into the condition and the token
-Secret (solar_conformance/simulators/reference/controller.py): times in other RFC 3339 forms, other wording of the
+Secret (solar_conformance/simulators/reference/credential_condition.py, agent_token.py): times in other RFC 3339 forms, other wording of the
 Issued message within the profile's patterns, another Secret type and key, the profile's
 labels, lifetimes and backoff. Every scenario must pass them."""
 
@@ -11,8 +11,9 @@ from typing import Any
 from solar_conformance.core.api import annotations_of
 from tests.mutants.model import Patch, patch, variant
 
-C = "solar_conformance.simulators.reference.controller:CredentialController"
-CONTROLLER = "solar_conformance.simulators.reference.controller"
+CONDITION = "solar_conformance.simulators.reference.credential_condition:CredentialCondition"
+TOKEN_MODULE = "solar_conformance.simulators.reference.agent_token"
+CONDITION_MODULE = "solar_conformance.simulators.reference.credential_condition"
 
 
 # --- timestamps: every RFC 3339 form --------------------------------------------------------------
@@ -40,7 +41,7 @@ def _times_written_as(write: Any) -> tuple[Patch, ...]:
     def agent_time(original: Any) -> Any:
         return write
 
-    @patch(f"{CONTROLLER}:set_condition", rebind=())
+    @patch(f"{CONDITION_MODULE}:set_condition", rebind=())
     def transition_time(original: Any) -> Any:
         def set_(obj: Any, kind: str, status: str, reason: str, message: str, now: Any) -> bool:
             changed = bool(original(obj, kind, status, reason, message, now))
@@ -52,12 +53,12 @@ def _times_written_as(write: Any) -> tuple[Patch, ...]:
 
         return set_
 
-    @patch(f"{C}._report_issued")
+    @patch(f"{CONDITION}.report_issued")
     def expiry(original: Any) -> Any:
         def report_issued(self: Any, target: Any, secret: Any) -> None:
             text = annotations_of(secret).get(self.contract.expiry_annotation, "?")
             meta = secret["metadata"]
-            self._set(
+            self.set_credential_condition(
                 target,
                 "True",
                 "Issued",
@@ -101,12 +102,12 @@ variant(
 
 
 # --- the condition's wording ------------------------------------------------------------------
-@patch(f"{C}._report_issued")
+@patch(f"{CONDITION}.report_issued")
 def _reworded(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         expiry = annotations_of(secret).get(self.contract.expiry_annotation, "?")
         meta = secret["metadata"]
-        self._set(
+        self.set_credential_condition(
             target,
             "True",
             "Issued",
@@ -130,12 +131,12 @@ variant(
 )
 
 
-@patch(f"{C}._report_issued")
+@patch(f"{CONDITION}.report_issued")
 def _expiry_first(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         expiry = annotations_of(secret).get(self.contract.expiry_annotation, "?")
         meta = secret["metadata"]
-        self._set(
+        self.set_credential_condition(
             target,
             "True",
             "Issued",
@@ -155,11 +156,11 @@ variant(
 )
 
 
-@patch(f"{C}._report_issued")
+@patch(f"{CONDITION}.report_issued")
 def _secret_alone(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         expiry = annotations_of(secret).get(self.contract.expiry_annotation, "?")
-        self._set(
+        self.set_credential_condition(
             target,
             "True",
             "Issued",
@@ -180,7 +181,7 @@ variant(
 
 
 # --- the token Secret ---------------------------------------------------------------------------
-@patch(f"{CONTROLLER}:new_object", rebind=())
+@patch(f"{TOKEN_MODULE}:new_object", rebind=())
 def _custom_secret_type(original: Any) -> Any:
     def made(kind: str, name: str, namespace: str | None = None, **fields: Any) -> Any:
         if kind == "Secret":

@@ -11,8 +11,10 @@ from typing import Any
 from solar_conformance.core import yamlio
 from tests.mutants.model import Wrapped, patch, variant
 
+CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
+PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
 R = "solar_conformance.simulators.reference.renderer:Renderer"
-RENDERER = "solar_conformance.simulators.reference.renderer"
+PUSHES_MODULE = "solar_conformance.simulators.reference.chart_pushes"
 A = "solar_conformance.simulators.reference.agent:Agent"
 
 
@@ -27,7 +29,7 @@ def _upstream_path(repository: str) -> str:
     return f"{found['namespace']}/{repository}" if found else repository
 
 
-@patch(f"{R}._push")
+@patch(f"{PUSHES}.push_chart")
 def _push_nested(original: Any) -> Any:
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
         nested = Wrapped(
@@ -41,19 +43,19 @@ def _push_nested(original: Any) -> Any:
     return push
 
 
-@patch(f"{R}._existing_tags")
+@patch(f"{PUSHES}.existing_tags")
 def _tags_nested(original: Any) -> Any:
     return lambda client, repository: original(client, _upstream_path(repository))
 
 
-@patch(f"{R}._content_at")
+@patch(f"{PUSHES}.content_at")
 def _content_nested(original: Any) -> Any:
     return lambda self, client, repository, tag: original(
         self, client, _upstream_path(repository), tag
     )
 
 
-@patch(f"{R}._bootstrap_chart")
+@patch(f"{CHARTS}.bootstrap_chart")
 def _sources_nested(original: Any) -> Any:
     def bootstrap_chart(
         self: Any, target: str, namespace: str, registry: Any, releases: Any
@@ -84,12 +86,12 @@ variant(
 _BOOTSTRAP = re.compile(r"^0\.(0|[1-9][0-9]*)\.0$")
 
 
-@patch(f"{RENDERER}:bootstrap_tag", rebind=())
+@patch(f"{PUSHES_MODULE}:bootstrap_tag", rebind=())
 def _bootstrap_minor(original: Any) -> Any:
     return lambda version: f"0.{version}.0"
 
 
-@patch(f"{RENDERER}:bootstrap_version_of", rebind=())
+@patch(f"{PUSHES_MODULE}:bootstrap_version_of", rebind=())
 def _bootstrap_minor_read(original: Any) -> Any:
     def version_of(tag: str) -> int | None:
         found = _BOOTSTRAP.match(tag)
@@ -98,12 +100,12 @@ def _bootstrap_minor_read(original: Any) -> Any:
     return version_of
 
 
-@patch(f"{RENDERER}:release_tag", rebind=())
+@patch(f"{PUSHES_MODULE}:release_tag", rebind=())
 def _release_major(original: Any) -> Any:
     return lambda generation, pull_secrets: f"{generation}.0.0"
 
 
-@patch(f"{RENDERER}:agent_release_tag", rebind=())
+@patch(f"{PUSHES_MODULE}:agent_release_tag", rebind=())
 def _agent_release_major(original: Any) -> Any:
     def agent_release_tag(generation: int, existing: list[str]) -> str:
         prefix = f"{generation}.0."
@@ -137,7 +139,7 @@ def _dumped(documents: list[Any]) -> str:
     return "---\n".join(yamlio.dump(doc) for doc in documents)
 
 
-@patch(f"{R}._bootstrap_chart")
+@patch(f"{CHARTS}.bootstrap_chart")
 def _pinned_by_tag(original: Any) -> Any:
     def bootstrap_chart(
         self: Any, target: str, namespace: str, registry: Any, releases: Any
@@ -165,12 +167,12 @@ variant(
 )
 
 
-@patch(f"{R}._agent_chart_name")
+@patch(f"{CHARTS}.agent_chart_name")
 def _agent_chart_by_target(original: Any) -> Any:
     return lambda release, target: f"agent-{target}"
 
 
-@patch(f"{R}._chart_for")
+@patch(f"{R}.chart_for")
 def _agent_chart_named_by_target(original: Any) -> Any:
     def chart_for(self: Any, release: Any, target: Any) -> Any:
         chart = original(self, release, target)
@@ -180,7 +182,7 @@ def _agent_chart_named_by_target(original: Any) -> Any:
         if chart is None or not agent:
             return chart
         return dataclasses.replace(
-            chart, name=self._agent_chart_name("", target["metadata"]["name"])
+            chart, name=self.agent_chart_name("", target["metadata"]["name"])
         )
 
     return chart_for
@@ -195,7 +197,7 @@ variant(
 )
 
 
-@patch(f"{R}._bootstrap_chart")
+@patch(f"{CHARTS}.bootstrap_chart")
 def _bootstrap_with_more(original: Any) -> Any:
     def bootstrap_chart(
         self: Any, target: str, namespace: str, registry: Any, releases: Any
@@ -223,7 +225,7 @@ variant(
 
 
 # --- what the agent release installs --------------------------------------------------------------
-@patch(f"{R}._agent_templates")
+@patch(f"{CHARTS}.agent_templates")
 def _renamed_agent_objects(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         name = target["metadata"]["name"]
@@ -256,7 +258,7 @@ variant(
 )
 
 
-@patch(f"{R}._agent_templates")
+@patch(f"{CHARTS}.agent_templates")
 def _kubeconfig_as_data(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         import base64
@@ -373,7 +375,7 @@ variant(
 )
 
 
-@patch(f"{R}._agent_templates")
+@patch(f"{CHARTS}.agent_templates")
 def _two_secrets(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         templates = original(self, release, target, kubeconfig)
@@ -401,7 +403,7 @@ variant(
 )
 
 
-@patch(f"{R}._push")
+@patch(f"{PUSHES}.push_chart")
 def _also_latest(original: Any) -> Any:
     def push(self: Any, client: Any, namespace: str, chart: Any) -> str:
         version = str(original(self, client, namespace, chart))

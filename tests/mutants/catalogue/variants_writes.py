@@ -12,8 +12,12 @@ from solar_conformance.core.clock import utc
 from solar_conformance.core.conditions import set_condition
 from tests.mutants.model import patch, variant
 
+ACCESS = "solar_conformance.simulators.reference.agent_access:AgentAccess"
+CONDITION = "solar_conformance.simulators.reference.credential_condition:CredentialCondition"
 C = "solar_conformance.simulators.reference.controller:CredentialController"
-CONTROLLER = "solar_conformance.simulators.reference.controller"
+ACCESS_MODULE = "solar_conformance.simulators.reference.agent_access"
+TOKEN_MODULE = "solar_conformance.simulators.reference.agent_token"
+CONDITION_MODULE = "solar_conformance.simulators.reference.credential_condition"
 
 
 # --- the order of the writes, and conflicts ------------------------------------------------------
@@ -30,7 +34,7 @@ def _issues_first(original: Any) -> Any:
         passes.add(meta.get("uid"))
 
         def account_only(target: Any, names: Any, labels: dict[str, str]) -> None:
-            self._ensure(
+            self.ensure_object(
                 new_object(
                     "ServiceAccount",
                     names.service_account,
@@ -40,12 +44,12 @@ def _issues_first(original: Any) -> Any:
                 )
             )
 
-        self.__dict__["_ensure_access"] = account_only
-        self.__dict__["_ensure_report"] = lambda target, labels: None
+        self.__dict__["ensure_access"] = account_only
+        self.__dict__["ensure_report"] = lambda target, labels: None
         try:
             delay = float(original(self, target))
         finally:
-            del self.__dict__["_ensure_access"], self.__dict__["_ensure_report"]
+            del self.__dict__["ensure_access"], self.__dict__["ensure_report"]
         return min(delay, 1.0)
 
     return reconcile
@@ -60,7 +64,7 @@ variant(
 )
 
 
-@patch(f"{C}._set")
+@patch(f"{CONDITION}.set_credential_condition")
 def _stale_status_first(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
         meta = target["metadata"]
@@ -126,7 +130,10 @@ MANAGED = {
 }
 
 
-@patch(f"{CONTROLLER}:new_object", rebind=())
+@patch(
+    f"{ACCESS_MODULE}:new_object",
+    rebind=(TOKEN_MODULE, CONDITION_MODULE),
+)
 def _labelled(original: Any) -> Any:
     def made(kind: str, name: str, namespace: str | None = None, **fields: Any) -> Any:
         fields["labels"] = {**(fields.get("labels") or {}), **MANAGED}
@@ -148,7 +155,7 @@ variant(
 )
 
 
-@patch(f"{C}._set")
+@patch(f"{CONDITION}.set_credential_condition")
 def _other_conditions(original: Any) -> Any:
     def set_(self: Any, target: Any, status: str, reason: str, message: str) -> None:
         original(self, target, status, reason, message)
@@ -220,7 +227,7 @@ def _record(self: Any, target: Any, kind: str, reason: str, message: str) -> Non
         self.log(f"could not record event: {error}")
 
 
-@patch(f"{C}._report_issued")
+@patch(f"{CONDITION}.report_issued")
 def _issued_events(original: Any) -> Any:
     def report_issued(self: Any, target: Any, secret: Any) -> None:
         before = find_condition(target, self.contract.condition_type) or {}
@@ -231,7 +238,7 @@ def _issued_events(original: Any) -> Any:
     return report_issued
 
 
-@patch(f"{C}._event")
+@patch(f"{CONDITION}.record_mint_failure")
 def _more_warnings(original: Any) -> Any:
     def event(self: Any, target: Any, attempt: int, message: str) -> None:
         original(self, target, attempt, message)
@@ -250,7 +257,7 @@ variant(
 )
 
 
-@patch(f"{C}._event")
+@patch(f"{CONDITION}.record_mint_failure")
 def _aggregated(original: Any) -> Any:
     """As client-go's event recorder does: one Event per Target and reason, its count grown."""
 
@@ -281,7 +288,7 @@ variant(
 )
 
 
-@patch(f"{C}._ensure_report")
+@patch(f"{ACCESS}.ensure_report")
 def _report_status(original: Any) -> Any:
     """Dead-agent detection as upstream's draft plans it: the controller reads the heartbeat and
     keeps a condition in the TargetReport's status (the status subresource, which the agent's
