@@ -86,19 +86,6 @@ def test_upstream_with_a_folder_that_is_no_chart(project: Path) -> None:
     one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
 
 
-def test_upstream_with_workers_is_refused(project: Path) -> None:
-    result = _run(
-        project,
-        "--solar-impl=upstream",
-        "--solar-env=kind",
-        f"--solar-upstream-bin={_binaries(project / 'bin')}",
-        f"--solar-upstream-chart={_chart(project / 'chart')}",
-        "-n",
-        "2",
-    )
-    one_line_exit_4(result, "--solar-impl=upstream", "drop -n")
-
-
 def test_usable_binaries_and_chart_are_taken(tmp_path: Path) -> None:
     upstream = UpstreamSolar.from_options(_binaries(tmp_path / "bin"), _chart(tmp_path / "c"))
     assert sorted(upstream.binaries) == sorted(PROGRAMS)

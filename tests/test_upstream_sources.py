@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import tarfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -212,3 +213,38 @@ def test_a_run_with_a_chart_or_images_unusable_stops_in_one_line(
 def test_upstreams_options_are_refused_beside_the_reference(project: Path) -> None:
     result = run_pytest(project, "features/create_target.feature", "--solar-upstream-version=0.3.0")
     one_line_exit_4(result, "--solar-upstream-version is used only with --solar-impl=upstream")
+
+
+# --- `solar-conformance kind up` ---------------------------------------------------------------
+def test_kind_up_refuses_upstream_it_cannot_use_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from solar_conformance.backends.kind.__main__ import main
+
+    state = tmp_path / "state"
+    assert main(["up", f"--state-dir={state}", "--solar-upstream-chart=oci://h/c/solar"]) == 4
+    assert main(["up", f"--state-dir={state}", "--solar-impl=upstream"]) == 4
+    lines = capsys.readouterr().err.splitlines()
+    assert "used only with --solar-impl upstream" in lines[0]
+    assert "needs --solar-upstream-chart" in lines[1]
+    assert not state.exists(), "nothing started, nothing written"
+
+
+def test_kind_up_hands_upstream_to_the_holder_as_given() -> None:
+    from solar_conformance.backends.kind.__main__ import _passed_on, _upstream
+
+    args = SimpleNamespace(
+        solar_impl="upstream",
+        solar_kind_images="online",
+        solar_upstream_chart="oci://h/c/solar",
+        solar_upstream_version="0.3.0",
+        solar_upstream_images=IMAGES.split(","),
+        solar_upstream_bin=None,
+    )
+    passed = _passed_on(args)  # type: ignore[arg-type]
+    assert passed[:2] == ["--solar-impl=upstream", "--solar-kind-images=online"]
+    assert "--solar-upstream-version=0.3.0" in passed
+    assert sum(p.startswith("--solar-upstream-images=") for p in passed) == 3
+    upstream = _upstream(args)  # type: ignore[arg-type]
+    assert upstream.chart == ChartSource("oci://h/c/solar", "0.3.0")
+    assert sorted(upstream.images) == sorted(PROGRAMS)

@@ -261,11 +261,13 @@ def main(
     default_state_dir: Path,
     own: Mapping[str, Command],
     argv: Sequence[str] | None,
+    own_options: Callable[[argparse.ArgumentParser], None] = lambda parser: None,
 ) -> int:
-    """A backend's command line: its own commands (up, down, ...) and the walk's."""
+    """A backend's command line: its own commands (up, down, ...) and options, and the walk's."""
     parser = argparse.ArgumentParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    own_options(parser)
     parser.add_argument("command", choices=(*own, "namespace", *ACTIONS))
     parser.add_argument(
         "action", nargs="?", help="apiserver-url: unset|set; token-requests: refuse|accept"
