@@ -99,6 +99,7 @@ UPSTREAM_VERSION ?=
 UPSTREAM_IMAGES ?=
 KIND_IMAGES ?= offline
 report-upstream: kind-images
+	$(BIN)/solar-conformance provision tools build --only helm
 	$(BIN)/pytest features/ --solar-env=kind --solar-impl=upstream \
 		--solar-upstream-chart '$(UPSTREAM_CHART)' \
 		$(if $(UPSTREAM_VERSION),--solar-upstream-version '$(UPSTREAM_VERSION)') \
