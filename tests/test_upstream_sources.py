@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from docker.errors import APIError, ImageNotFound
 
+from solar_conformance.backends.kind.upstream_images import engine_images
 from solar_conformance.backends.kind.upstream_source import (
     PROGRAMS,
     BadUpstream,
     ChartSource,
     UpstreamSolar,
-    engine_images,
     fetch_chart,
 )
 from tests.project_runs import one_line_exit_4, project_folder, run_pytest

@@ -5,7 +5,7 @@ The chart: an OCI reference (`oci://host/path/solar`, as upstream publishes it),
 optional version. The programs: images by reference (`ghcr.io/opendefensecloud/solar-apiserver:
 0.3.0`, ...), the chart's own images when none are named, or a folder of static binaries, which
 the harness wraps into images. `UpstreamSolar.from_options` checks what can be checked without
-the network or the Docker engine; `fetch_chart` and `engine_images` get the rest at the start of
+the network or the Docker engine; `fetch_chart` and upstream_images.py get the rest at the start of
 the landscape, before any cluster is made, and raise BadUpstream (one line) when they cannot.
 """
 
@@ -20,17 +20,7 @@ from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
 
-import docker
-from docker.errors import APIError, ImageNotFound
-
 from solar_conformance.core import yamlio
-from solar_conformance.provision.images.common import (
-    ScratchImage,
-    build_scratch_image,
-    has_image,
-    recipe_digest,
-    remove_other_recipes,
-)
 
 PROGRAMS = ("solar-apiserver", "solar-controller-manager", "solar-renderer")
 # The chart's values key of each program's image.
@@ -43,7 +33,6 @@ OCI = "oci://"
 PACKAGE_SUFFIXES = (".tgz", ".tar.gz")
 HELM_TIMEOUT_SECONDS = 300.0
 LOOPBACK_NAMES = ("localhost",)
-PROGRAM_UID = "65532"  # the user upstream's images run as
 
 Report = Callable[[str], None]
 
@@ -188,7 +177,7 @@ def _image_references(given: Sequence[str]) -> dict[str, str]:
                 f"--solar-upstream-images {reference}: the chart takes a repository and a tag, "
                 "not a digest; give the tag"
             )
-        repository = _split(reference)[0]
+        repository = split_reference(reference)[0]
         program = repository.rsplit("/", 1)[-1]
         if program not in PROGRAMS:
             raise BadUpstream(
@@ -207,7 +196,7 @@ def _image_references(given: Sequence[str]) -> dict[str, str]:
     return images
 
 
-def _split(reference: str) -> tuple[str, str]:
+def split_reference(reference: str) -> tuple[str, str]:
     """Repository and tag; a reference without a tag has the tag `latest`."""
     head, _, last = reference.rpartition("/")
     if ":" in last:
@@ -218,7 +207,7 @@ def _split(reference: str) -> tuple[str, str]:
 
 def chart_image_values(reference: str) -> tuple[str, str]:
     """The chart's `image.repository` and `image.tag` for a reference."""
-    return _split(reference)
+    return split_reference(reference)
 
 
 # --- the chart, had ----------------------------------------------------------------------------
@@ -334,88 +323,3 @@ def _package_member(package: Path, name: str) -> str | None:
 
 def _package_has_chart(package: Path) -> bool:
     return _package_member(package, "Chart.yaml") is not None
-
-
-# --- the images, had ---------------------------------------------------------------------------
-def engine_images(
-    client: docker.DockerClient, references: dict[str, str], online: bool, report: Report
-) -> dict[str, str]:
-    """Each image in the local engine: pulled when online, otherwise it must be there already.
-    Returns what each is by content (its registry digest when it has one, else its image ID)."""
-    found = {}
-    for program, reference in references.items():
-        if online:
-            report(f"pulling {reference} ...")
-            repository, tag = _split(reference)
-            try:
-                client.images.pull(repository, tag=tag)
-            except (APIError, ImageNotFound) as error:
-                explanation = getattr(error, "explanation", None) or str(error)
-                raise BadUpstream(
-                    f"the image {reference} cannot be pulled: {explanation}".splitlines()[0]
-                ) from None
-        elif _split(reference)[1] == "latest" and program == "solar-renderer":
-            raise BadUpstream(
-                f"the image {reference} is tagged latest, which the renderer's Job always pulls "
-                "(no registry offline): tag it otherwise or use --solar-kind-images=online"
-            )
-        try:
-            image = client.images.get(reference)
-        except ImageNotFound:
-            raise BadUpstream(
-                f"the image {reference} is not in the local Docker engine: pull or build it "
-                "first, or use --solar-kind-images=online"
-            ) from None
-        digests = [d for d in image.attrs.get("RepoDigests") or [] if "@" in d]
-        found[program] = digests[0].split("@", 1)[1] if digests else str(image.id)
-    return found
-
-
-def binary_images(
-    client: docker.DockerClient, binaries: dict[str, Path], report: Report
-) -> dict[str, str]:
-    """One `FROM scratch` image per program, cached by the binary's digest."""
-    images: dict[str, str] = {}
-    for program, binary in binaries.items():
-        path = f"/{program}"  # where upstream's chart runs it from
-        reference = f"solar-conformance/{program}:{recipe_digest(binary, PROGRAM_UID)}"
-        if not has_image(client, reference):
-            report(f"building {reference} ...")
-            build_scratch_image(
-                client, ScratchImage(reference, {path: binary}, (path,), user=PROGRAM_UID)
-            )
-            remove_other_recipes(client, reference)
-        images[program] = reference
-    return images
-
-
-# --- both --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class HadUpstream:
-    """The chart and the images to install, and what they are (the report's SolAr version)."""
-
-    chart: HadChart
-    images: dict[str, str]  # program -> reference in the local engine
-    description: str
-
-
-def have_upstream(
-    upstream: UpstreamSolar,
-    client: docker.DockerClient,
-    helm: Path,
-    online: bool,
-    scratch: Path,
-    report: Report,
-) -> HadUpstream:
-    """Everything upstream needs, here, or BadUpstream saying what cannot be had."""
-    chart = fetch_chart(helm, upstream.chart, scratch, report)
-    said = f"upstream chart {upstream.chart.given} version {chart.version or '?'}"
-    if upstream.binaries:
-        images = binary_images(client, upstream.binaries, report)
-        commit = upstream.source_commit()
-        described = f"programs built from source commit {commit or 'unknown'}"
-        return HadUpstream(chart, images, f"{said}; {described}")
-    images = upstream.images or chart.default_images()
-    digests = engine_images(client, images, online, report)
-    described = ", ".join(f"{images[p]} ({digests[p]})" for p in PROGRAMS)
-    return HadUpstream(chart, images, f"{said}; images {described}")
