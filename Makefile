@@ -12,7 +12,7 @@ MUTANTS_ARGS ?=
 WORKERS ?=
 XDIST := $(if $(WORKERS),-n $(WORKERS),)
 
-.PHONY: venv features check check-sim lint typecheck unit unit-sim unit-real unit-local unit-kind \
+.PHONY: venv features check check-sim lint lint-workflows typecheck unit unit-sim unit-real unit-local unit-kind \
 	mutants report local kind tools tools-local tools-kind kind-images harness-image bench bench-first-report bench-local-scale clean \
 	cucumber-html-check package-check
 
@@ -31,9 +31,16 @@ features: $(STAMP)
 ## Everything CI checks: lint, types, the feature files and the harness's own tests.
 check: lint typecheck features unit
 
-lint: $(STAMP)
+lint: $(STAMP) lint-workflows
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+## The GitHub workflows, checked by actionlint (built from its Go module at the pinned version,
+## cached with the other tools).
+ACTIONLINT = $(shell $(BIN)/python -c 'from solar_conformance.provision.toolchain import \
+	Toolchain; print(Toolchain.from_env().path("actionlint"))')
+lint-workflows: tools-lint
+	$(ACTIONLINT) .github/workflows/*.yml
 
 typecheck: $(STAMP)
 	$(BIN)/mypy .
@@ -82,6 +89,23 @@ report: report-sim
 
 report-%: $(STAMP)
 	$(BIN)/pytest features/ --solar-env=$* --solar-report reports/$* $(PYTEST_ARGS)
+
+## The feature files against upstream SolAr on kind (docs/backends/upstream.md): its chart
+## UPSTREAM_CHART (an oci:// reference, a folder or a .tgz; default: the published chart) at
+## UPSTREAM_VERSION (default: the highest the registry has), the images UPSTREAM_IMAGES (comma-
+## separated; default: the chart's own), pulled with KIND_IMAGES=online or else taken from the
+## local Docker engine.
+UPSTREAM_CHART ?= oci://ghcr.io/opendefensecloud/charts/solar
+UPSTREAM_VERSION ?=
+UPSTREAM_IMAGES ?=
+KIND_IMAGES ?= offline
+report-upstream: kind-images
+	$(BIN)/solar-conformance provision tools build --only helm
+	$(BIN)/pytest features/ --solar-env=kind --solar-impl=upstream \
+		--solar-upstream-chart '$(UPSTREAM_CHART)' \
+		$(if $(UPSTREAM_VERSION),--solar-upstream-version '$(UPSTREAM_VERSION)') \
+		$(if $(UPSTREAM_IMAGES),--solar-upstream-images '$(UPSTREAM_IMAGES)') \
+		--solar-kind-images=$(KIND_IMAGES) --solar-report reports/upstream $(XDIST) $(PYTEST_ARGS)
 
 ## Cucumber's own HTML formatter renders the run's Cucumber Messages with the right counts in
 ## headless Chromium (needs Node.js and Chromium; npm packages pinned in tests/cucumber_html).

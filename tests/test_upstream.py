@@ -13,14 +13,12 @@ import yaml
 
 from solar_conformance.backends.kind.upstream import (
     APISERVICE,
-    PROGRAMS,
     SERVING_SECRET,
-    BadUpstream,
-    UpstreamSolar,
     adjust,
     chart_values,
     serving_names,
 )
+from solar_conformance.backends.kind.upstream_source import PROGRAMS, BadUpstream, UpstreamSolar
 from solar_conformance.report import answered
 from solar_conformance.report.conformance import to_yaml
 from solar_conformance.report.model import build_report
@@ -58,9 +56,9 @@ def test_upstream_is_refused_outside_kind(project: Path) -> None:
     assert "not on sim" in line
 
 
-def test_upstream_without_its_binaries_names_the_option(project: Path) -> None:
+def test_upstream_without_its_chart_names_the_option(project: Path) -> None:
     result = _run(project, "--solar-impl=upstream", "--solar-env=kind")
-    one_line_exit_4(result, "--solar-upstream-bin")
+    one_line_exit_4(result, "--solar-upstream-chart", "oci://")
 
 
 def test_upstream_with_a_program_missing_names_it(project: Path) -> None:
@@ -88,23 +86,10 @@ def test_upstream_with_a_folder_that_is_no_chart(project: Path) -> None:
     one_line_exit_4(result, "not a Helm chart", "--solar-upstream-chart")
 
 
-def test_upstream_with_workers_is_refused(project: Path) -> None:
-    result = _run(
-        project,
-        "--solar-impl=upstream",
-        "--solar-env=kind",
-        f"--solar-upstream-bin={_binaries(project / 'bin')}",
-        f"--solar-upstream-chart={_chart(project / 'chart')}",
-        "-n",
-        "2",
-    )
-    one_line_exit_4(result, "--solar-impl=upstream", "drop -n")
-
-
 def test_usable_binaries_and_chart_are_taken(tmp_path: Path) -> None:
     upstream = UpstreamSolar.from_options(_binaries(tmp_path / "bin"), _chart(tmp_path / "c"))
     assert sorted(upstream.binaries) == sorted(PROGRAMS)
-    assert upstream.commit().startswith("unknown"), "no git checkout: said so, not invented"
+    assert upstream.source_commit() is None, "no git checkout: said so, not invented"
 
 
 def test_a_binary_that_is_not_executable_is_refused(tmp_path: Path) -> None:

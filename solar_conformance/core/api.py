@@ -68,6 +68,14 @@ KINDS: dict[str, Kind] = {
             namespaced=False,
         ),
         Kind(
+            "APIService",
+            "apiregistration.k8s.io",
+            "v1",
+            "apiservices",
+            namespaced=False,
+            has_status=True,
+        ),
+        Kind(
             "CustomResourceDefinition",
             "apiextensions.k8s.io",
             "v1",

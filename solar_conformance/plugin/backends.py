@@ -49,15 +49,13 @@ def _local(start: Start) -> Landscape:
 
 def _kind(start: Start) -> Landscape:
     from solar_conformance.backends.kind.landscape import KindLandscape, KindOptions
-    from solar_conformance.backends.kind.upstream import UpstreamSolar
+    from solar_conformance.plugin.options import upstream_from_options
 
     config = start.config
     implementation = config.getoption("--solar-impl")
     upstream = None
     if implementation == "upstream":  # checked before the run by validation.validate
-        upstream = UpstreamSolar.from_options(
-            config.getoption("--solar-upstream-bin"), config.getoption("--solar-upstream-chart")
-        )
+        upstream = upstream_from_options(config)
     options = KindOptions(
         start.run,
         reuse_clusters=config.getoption("--solar-kind-reuse")

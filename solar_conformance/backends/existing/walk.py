@@ -280,13 +280,15 @@ def main(
     own: Mapping[str, Command],
     argv: Sequence[str] | None,
     prerequisites: tuple[type[Exception], ...] = (),
+    own_options: Callable[[argparse.ArgumentParser], None] = lambda parser: None,
 ) -> int:
-    """A backend's command line: its own commands (up, down, ...) and the walk's. Bad arguments,
-    no landscape up, a landscape file that cannot be used and the backend's `prerequisites`
-    missing end the command in one line with exit code 4."""
+    """A backend's command line: its own commands (up, down, ...) and options, and the walk's.
+    Bad arguments, no landscape up, a landscape file that cannot be used and the backend's
+    `prerequisites` missing end the command in one line with exit code 4."""
     parser = _Parser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    own_options(parser)
     parser.add_argument("command", choices=(*own, "namespace", *ACTIONS))
     parser.add_argument(
         "action", nargs="?", help="apiserver-url: unset|set; token-requests: refuse|accept"
