@@ -18,13 +18,16 @@ from solar_conformance.backends.kind.upstream_source import (
     fetch_chart,
     split_reference,
 )
+from solar_conformance.core.landscape import MissingPrerequisite
 from solar_conformance.provision.images.common import (
+    ImageBuildError,
     ScratchImage,
     build_scratch_image,
     has_image,
     recipe_digest,
     remove_other_recipes,
 )
+from solar_conformance.provision.toolchain.toolchain import MissingTool, Toolchain
 
 PROGRAM_UID = "65532"  # the user upstream's images run as
 
@@ -111,3 +114,27 @@ def have_upstream(
     digests = engine_images(client, images, online, report)
     described = ", ".join(f"{images[p]} ({digests[p]})" for p in PROGRAMS)
     return HadUpstream(chart, images, f"{said}; images {described}")
+
+
+def had_before_the_clusters(
+    upstream: UpstreamSolar | None,
+    client: docker.DockerClient,
+    toolchain: Toolchain,
+    online: bool,
+    scratch: Path,
+    report: Report,
+) -> HadUpstream:
+    """Upstream's chart and images in this machine, or MissingPrerequisite with the one line
+    why they cannot be."""
+    if upstream is None:
+        raise MissingPrerequisite("--solar-impl=upstream needs --solar-upstream-chart")
+    try:
+        helm = toolchain.path("helm")
+    except MissingTool as problem:
+        raise MissingPrerequisite(
+            f"--solar-impl=upstream renders SolAr's chart: {problem}"
+        ) from None
+    try:
+        return have_upstream(upstream, client, helm, online, scratch, report)
+    except (BadUpstream, ImageBuildError) as problem:
+        raise MissingPrerequisite(str(problem)) from None
