@@ -26,6 +26,7 @@ from solar_conformance.provision.images.common import (
     has_image,
     images_cache_dir,
     import_rootfs,
+    pip_for_image,
     recipe_digest,
     remove_other_recipes,
 )
@@ -108,39 +109,19 @@ def dependency_wheels(report: Report) -> Path:
     target = (
         images_cache_dir() / f"harness-wheels-{recipe_digest(wanted, PYTHON_VERSION, PLATFORMS)}"
     )
-    if target.exists():
-        return target
-    report(f"downloading the wheels of {len(wanted)} dependencies for Python {PYTHON_VERSION} ...")
-    images_cache_dir().mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix="harness-wheels-", dir=images_cache_dir()))
-    platforms = [argument for platform in PLATFORMS for argument in ("--platform", platform)]
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--dest",
-            str(partial),
-            "--only-binary=:all:",
-            "--implementation",
-            "cp",
-            "--python-version",
-            PYTHON_VERSION,
-            *platforms,
-            *wanted,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    if not target.exists():
+        report(
+            f"downloading the wheels of {len(wanted)} dependencies for Python {PYTHON_VERSION} ..."
+        )
+    return pip_for_image(
+        target,
+        "download",
+        "--dest",
+        PYTHON_VERSION,
+        PLATFORMS,
+        wanted,
+        "download the harness's dependencies",
     )
-    if result.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ImageBuildError(f"pip could not download the harness's dependencies: {last}")
-    partial.replace(target)
-    return target
 
 
 def _build_wheel(output: Path) -> None:
