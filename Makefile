@@ -78,7 +78,7 @@ bench-first-report: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.first_report $(LANDSCAPE) --targets $(BENCH_TARGETS)
 
 ## N Targets in one namespace on a real landscape (local or kind): wall time and memory per
-## Target. BENCH_LOCAL_SIZES empty: the issue's sizes for its backend (local 1 10 50, kind 1 10).
+## Target. BENCH_LOCAL_SIZES empty: the sizes for its backend (local 1 10 50, kind 1 10).
 BENCH_LOCAL_SIZES ?=
 bench-local-scale: $(STAMP)
 	@test -n "$(LANDSCAPE)" || { echo "LANDSCAPE=<landscape file> is required (solar-conformance local up or solar-conformance kind up writes one)"; exit 4; }
