@@ -27,12 +27,14 @@ def test_a_finished_download_is_renamed_into_place_and_kept(
     calls: list[list[str]] = []
     monkeypatch.setattr(subprocess, "run", _pip(0, calls))
     folder = tmp_path / "wheels-1"
-    arguments = ("download", "--dest", "3.11", ("any",), ["a==1.0"], "download a")
-    assert pip_for_image(folder, *arguments) == folder
+    said: list[str] = []
+    arguments = ("download", "--dest", "3.11", ("any",), ["a==1.0"], "download a", said.append)
+    assert pip_for_image(folder, *arguments, "downloading a ...") == folder
     assert [p.name for p in folder.iterdir()] == ["a-1.0-py3-none-any.whl"]
     assert calls[0][-4:] == ["3.11", "--platform", "any", "a==1.0"]
-    assert pip_for_image(folder, *arguments) == folder
+    assert pip_for_image(folder, *arguments, "downloading a ...") == folder
     assert len(calls) == 1  # kept: pip is not asked again
+    assert said == ["downloading a ..."]  # said only when pip runs
     assert [p.name for p in tmp_path.iterdir()] == ["wheels-1"]
 
 
@@ -41,6 +43,16 @@ def test_a_failed_download_leaves_nothing_and_says_pips_last_line(
 ) -> None:
     monkeypatch.setattr(subprocess, "run", _pip(1, []))
     with pytest.raises(ImageBuildError) as failed:
-        pip_for_image(tmp_path / "wheels-1", "download", "--dest", "3.11", ("any",), ["a"], "get a")
+        pip_for_image(
+            tmp_path / "wheels-1",
+            "download",
+            "--dest",
+            "3.11",
+            ("any",),
+            ["a"],
+            "get a",
+            print,
+            "a",
+        )
     assert str(failed.value) == "pip could not get a: ERROR: no such version"
     assert list(tmp_path.iterdir()) == []

@@ -44,13 +44,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if config.getoption("--solar-env") not in MEASURED_BACKENDS:
         return None  # pytest-xdist's own answer
     cost = measured_cost(config)
-    count = workers_for(cost.cores_per_scenario if cost else None, available_cores())
+    cores = available_cores()
+    count = workers_for(cost.cores_per_scenario if cost else None, cores)
     why = (
         f"the last run kept {cost.cores_per_scenario:.2f} cores busy per running scenario"
         if cost
         else "no run on this backend has measured its CPU yet"
     )
-    config.stash[CHOSEN] = f"-n auto: {count} workers ({why}, {available_cores()} cores)"
+    config.stash[CHOSEN] = f"-n auto: {count} workers ({why}, {cores} cores)"
     return count
 
 

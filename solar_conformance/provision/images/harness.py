@@ -109,10 +109,6 @@ def dependency_wheels(report: Report) -> Path:
     target = (
         images_cache_dir() / f"harness-wheels-{recipe_digest(wanted, PYTHON_VERSION, PLATFORMS)}"
     )
-    if not target.exists():
-        report(
-            f"downloading the wheels of {len(wanted)} dependencies for Python {PYTHON_VERSION} ..."
-        )
     return pip_for_image(
         target,
         "download",
@@ -121,6 +117,8 @@ def dependency_wheels(report: Report) -> Path:
         PLATFORMS,
         wanted,
         "download the harness's dependencies",
+        report,
+        f"downloading the wheels of {len(wanted)} dependencies for Python {PYTHON_VERSION} ...",
     )
 
 
