@@ -35,9 +35,9 @@ def test_a_process_alone_is_less_than_its_tree() -> None:
     assert self_seconds() < tree_seconds()
 
 
-def _report(duration: float, worker: str | None) -> pytest.TestReport:
+def _report(duration: float, worker: str | None, when: str = "call") -> pytest.TestReport:
     node = SimpleNamespace(gateway=SimpleNamespace(id=worker)) if worker else None
-    return cast(pytest.TestReport, SimpleNamespace(duration=duration, node=node))
+    return cast(pytest.TestReport, SimpleNamespace(duration=duration, node=node, when=when))
 
 
 def test_each_worker_is_idle_for_the_time_after_the_landscape_was_up_it_ran_nothing() -> None:
@@ -109,3 +109,36 @@ def test_a_finished_run_keeps_its_cost_for_the_next_auto_and_an_interrupted_one_
     kept = measured_cost(cast(pytest.Config, config))
     assert kept == MeasuredCost(cpu_seconds=70.0, scenario_seconds=100.0)  # harness 3, started 47
     assert len(lines) == 2 and all(line.startswith("Run cost: ") for line in lines)
+
+
+def test_a_run_whose_scenarios_were_all_skipped_keeps_no_cost(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its CPU was the landscape's start: kept, it would make the next `-n auto` take 1 worker."""
+    from solar_conformance.plugin.measurements import measured_cost
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
+
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    options = {"--solar-env": "kind", "--solar-impl": "upstream"}
+    config = SimpleNamespace(getoption=lambda name, default=None: options[name])
+    reporter = SimpleNamespace(config=config, write_line=lambda line: None)
+    cost = RunCost()
+    cost.pytest_runtest_logreport(_report(0.0003, "gw0", when="setup"))
+    cost.sample = LandscapeSample(tree=50.0, harness=3.0, containers=20.0)
+    cost.pytest_terminal_summary(reporter, pytest.ExitCode.OK)
+    assert measured_cost(cast(pytest.Config, config)) is None
+
+
+def test_a_kept_cost_of_scenarios_that_hardly_ran_counts_as_unmeasured(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solar_conformance.plugin.measurements import MeasuredCost, keep_cost, measured_cost
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
+
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    options = {"--solar-env": "kind", "--solar-impl": "upstream"}
+    config = cast(
+        pytest.Config, SimpleNamespace(getoption=lambda name, default=None: options[name])
+    )
+    keep_cost(config, MeasuredCost(cpu_seconds=3.8, scenario_seconds=0.0003))
+    assert measured_cost(config) is None

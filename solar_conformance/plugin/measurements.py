@@ -58,6 +58,9 @@ def measured(config: pytest.Config) -> dict[str, float]:
     return _numbers(_file(config))
 
 
+LEAST_SCENARIO_SECONDS = 1.0
+
+
 @dataclass(frozen=True)
 class MeasuredCost:
     cpu_seconds: float  # the harness's, the processes it started and the containers
@@ -71,8 +74,8 @@ class MeasuredCost:
 def measured_cost(config: pytest.Config) -> MeasuredCost | None:
     kept = _numbers(_file(config, COST))
     cpu, scenarios = kept.get("cpu_seconds"), kept.get("scenario_seconds")
-    if cpu is None or not scenarios or cpu <= 0 or scenarios <= 0:
-        return None
+    if cpu is None or not scenarios or cpu <= 0 or scenarios < LEAST_SCENARIO_SECONDS:
+        return None  # a run whose scenarios hardly ran measured the landscape's start, not them
     return MeasuredCost(cpu, scenarios)
 
 

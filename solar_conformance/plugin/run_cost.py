@@ -70,6 +70,7 @@ class RunCost:
     began: float = field(default_factory=time.monotonic)
     up: float | None = None  # when scenarios could start
     busy: dict[str, float] = field(default_factory=dict)
+    ran: int = 0  # tests whose steps ran (not skipped before them): only then is a cost measured
     worker_cpu: dict[str, float] = field(default_factory=dict)
     sample: LandscapeSample | None = None
 
@@ -88,6 +89,8 @@ class RunCost:
         node: Any = getattr(report, "node", None)  # pytest-xdist's worker of a report
         worker = str(node.gateway.id) if node is not None else MAIN
         self.busy[worker] = self.busy.get(worker, 0.0) + report.duration
+        if report.when == "call":
+            self.ran += 1
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -118,7 +121,7 @@ class RunCost:
             return
         cost = self.cost()
         terminalreporter.write_line(cost.line())
-        if exitstatus != pytest.ExitCode.INTERRUPTED and cost.scenarios > 0:
+        if exitstatus != pytest.ExitCode.INTERRUPTED and self.ran and cost.scenarios > 0:
             spent = cost.harness_cpu + (cost.started_cpu or 0.0) + (cost.container_cpu or 0.0)
             keep_cost(terminalreporter.config, MeasuredCost(spent, cost.scenarios))
 
