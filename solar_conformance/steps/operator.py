@@ -82,7 +82,9 @@ def one_profile(landscape: Landscape, names: Names, namespace: str) -> None:
 def agent_release_target_namespace(
     landscape: Landscape, operator: Operator, names: Names, namespace: str, target_namespace: str
 ) -> None:
-    """Where on the target cluster the agent runs: another namespace than the Target's."""
+    """Where on the target cluster the agent runs: another namespace than the Target's. A merge
+    patch, as `kubectl patch` sends it: SolAr's controllers write the Release too (finalizers,
+    status), and a read-then-replace would be refused for their write in between."""
     ns = names.namespace(namespace)
     releases = [
         r
@@ -90,9 +92,13 @@ def agent_release_target_namespace(
         if landscape.contract.agent_release_annotation in annotations_of(r)
     ]
     assert len(releases) == 1, f"namespace {ns} holds {len(releases)} agent Releases, not one"
-    release = releases[0]
-    release.setdefault("spec", {})["targetNamespace"] = names.namespace(target_namespace)
-    operator.solar.update(release)
+    meta = releases[0]["metadata"]
+    operator.solar.patch(
+        "Release",
+        meta["name"],
+        meta.get("namespace", ns),
+        {"spec": {"targetNamespace": names.namespace(target_namespace)}},
+    )
 
 
 @given(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from solar_conformance.core.api import Obj, new_object
+from solar_conformance.core.api import ApiError, Obj, new_object
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.lookup import (
@@ -198,11 +198,29 @@ def request_rotation(landscape: Landscape, you: You, target: str) -> None:
 
 
 @when(parsers.parse('I delete the Target "{target}"'), target_fixture="deleted_credential")
-def delete_target(landscape: Landscape, you: You, target: str) -> list[ObjectRef]:
-    """Delete the Target, noting first what its credential is made of."""
+def delete_target(landscape: Landscape, you: You, waiter: Waiter, target: str) -> list[ObjectRef]:
+    """Delete the Target, noting first what its credential is made of, and wait until it is gone,
+    as `kubectl delete` waits: a SolAr may hold a Target with its finalizers while it cleans up.
+    What the deletion withdraws is timed from the request, not from the end of this wait."""
+    namespace = you.namespace_of(target)
     noted = credential_objects(landscape, you.noted_token(target), target)
-    you.solar.delete("Target", target, you.namespace_of(target))
+    you.solar.delete("Target", target, namespace)
     you.retired(target, "its deletion was requested", landscape.clock.now())
+
+    def gone() -> tuple[bool, Any]:
+        try:
+            held = you.solar.get("Target", target, namespace)
+        except ApiError as error:
+            if error.status == 404:
+                return True, "gone"
+            raise
+        meta = held["metadata"]
+        return False, {
+            "finalizers": meta.get("finalizers", []),
+            "deleted": "deletionTimestamp" in meta,
+        }
+
+    waiter.until(f"the Target {namespace}/{target} is gone after its deletion", gone)
     return noted
 
 
