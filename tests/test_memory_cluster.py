@@ -172,3 +172,30 @@ def test_names_and_namespaces_are_validated(cluster: InMemoryCluster) -> None:
     with pytest.raises(ApiError) as missing:
         admin.create(new_object("ConfigMap", "ok", "nowhere"))
     assert missing.value.status == 404
+
+
+def test_an_object_with_finalizers_is_marked_until_they_are_removed(
+    cluster: InMemoryCluster,
+) -> None:
+    """As kube-apiserver: deleted, it stays with a deletionTimestamp; made again under its name,
+    it is refused as being deleted; its last finalizer removed, it is gone with what it owns."""
+    admin = cluster.admin()
+    held = admin.create(new_object("ConfigMap", "held", "ns"))
+    admin.patch("ConfigMap", "held", "ns", {"metadata": {"finalizers": ["example.com/cleanup"]}})
+    owned = new_object("ConfigMap", "owned", "ns")
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "held", "uid": held["metadata"]["uid"]}
+    ]
+    admin.create(owned)
+    admin.delete("ConfigMap", "held", "ns")
+    marked = admin.get("ConfigMap", "held", "ns")
+    assert marked["metadata"]["deletionTimestamp"]
+    assert admin.get("ConfigMap", "owned", "ns")
+    with pytest.raises(ApiError, match="object is being deleted") as refused:
+        admin.create(new_object("ConfigMap", "held", "ns"))
+    assert refused.value.status == 409
+    admin.patch("ConfigMap", "held", "ns", {"metadata": {"finalizers": None}})
+    for name in ("held", "owned"):
+        with pytest.raises(ApiError) as gone:
+            admin.get("ConfigMap", name, "ns")
+        assert gone.value.status == 404

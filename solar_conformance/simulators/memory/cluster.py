@@ -251,7 +251,14 @@ class InMemoryCluster:
                 raise ApiError(404, "NotFound", f'namespaces "{namespace}" not found')
         key = (kind.kind, namespace, name)
         if key in self._objects:
-            raise ApiError(409, "AlreadyExists", f'{kind.plural} "{name}" already exists')
+            existing = self.lookup(kind.kind, namespace, name)
+            being_deleted = "deletionTimestamp" in existing["metadata"]
+            raise ApiError(
+                409,
+                "AlreadyExists",
+                ("object is being deleted: " if being_deleted else "")
+                + f'{kind.plural} "{name}" already exists',
+            )
         stored = fold_string_data(clone(obj))
         for field in SERVER_OWNED:
             stored["metadata"].pop(field, None)
@@ -307,10 +314,29 @@ class InMemoryCluster:
         record_fields(updated, current, manager, "Update", subresource, self.clock.now())
         self._objects[key_of(updated)] = updated
         self._notify("MODIFIED", updated)
+        meta = updated["metadata"]
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self._remove(updated)  # the last finalizer of an object being deleted is gone
         return self._objects.copy(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
+        """As the API server deletes: an object with finalizers is only marked (its
+        deletionTimestamp set) until whoever put them there removes them."""
         obj = self.lookup(kind, namespace, name)
+        meta = obj["metadata"]
+        if not meta.get("finalizers"):
+            self._remove(obj)
+        elif not meta.get("deletionTimestamp"):
+            marked = {**obj, "metadata": {**meta, "deletionTimestamp": utc(self.clock.now())}}
+            marked["metadata"]["resourceVersion"] = str(next(self._versions))
+            self._objects[key_of(marked)] = marked
+            self._notify("MODIFIED", marked)
+
+    def _remove(self, obj: Obj) -> None:
+        """Gone at once, with what it owns and, for a Namespace, what it holds (their finalizers
+        are not waited for)."""
+        kind = obj["kind"]
+        name = obj["metadata"]["name"]
         del self._objects[key_of(obj)]
         self._notify("DELETED", obj)
         uid = obj["metadata"]["uid"]
@@ -319,9 +345,8 @@ class InMemoryCluster:
             dependents += self._objects.in_namespace(name)
         for dep in dependents:
             if key_of(dep) in self._objects:
-                self.store_delete(
-                    dep["kind"], dep["metadata"].get("namespace"), dep["metadata"]["name"]
-                )
+                meta = dep["metadata"]
+                self._remove(self.lookup(dep["kind"], meta.get("namespace"), meta["name"]))
 
     def mint(
         self,

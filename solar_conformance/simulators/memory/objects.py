@@ -12,7 +12,14 @@ from solar_conformance.core.clock import utc
 
 _T = TypeVar("_T")
 Key = tuple[str, str | None, str]
-SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+SERVER_OWNED = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "deletionTimestamp",
+)
 
 
 def clone(value: _T) -> _T:

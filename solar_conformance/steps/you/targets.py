@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from solar_conformance.core.api import ApiError, Obj, new_object
+from solar_conformance.core.api import Obj, new_object
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.deletion import wait_until_gone
 from solar_conformance.page.lookup import (
     ObjectRef,
     credential_condition,
@@ -207,20 +208,7 @@ def delete_target(landscape: Landscape, you: You, waiter: Waiter, target: str) -
     you.solar.delete("Target", target, namespace)
     you.retired(target, "its deletion was requested", landscape.clock.now())
 
-    def gone() -> tuple[bool, Any]:
-        try:
-            held = you.solar.get("Target", target, namespace)
-        except ApiError as error:
-            if error.status == 404:
-                return True, "gone"
-            raise
-        meta = held["metadata"]
-        return False, {
-            "finalizers": meta.get("finalizers", []),
-            "deleted": "deletionTimestamp" in meta,
-        }
-
-    waiter.until(f"the Target {namespace}/{target} is gone after its deletion", gone)
+    wait_until_gone(you.solar, waiter, "Target", target, namespace)
     return noted
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from solar_conformance.core.api import ApiError, find_condition, new_object
-from solar_conformance.core.clock import utc
+from solar_conformance.core.clock import parse_utc, utc
 from solar_conformance.core.conditions import set_condition
 from tests.mutants.model import patch, variant
 
@@ -316,4 +316,46 @@ variant(
     "the controller keeps a condition in the TargetReport's status (AgentReporting, from the "
     "heartbeat), beside the agent's reports in its spec",
     _report_status,
+)
+
+
+# --- finalizers ----------------------------------------------------------------------------------
+CLEANUP_FINALIZER = "solar.opendefense.cloud/target-finalizer"
+FINALIZER_HELD_SECONDS = 3.0
+
+
+@patch(f"{C}.reconcile")
+def _holds_targets_with_a_finalizer(original: Any) -> Any:
+    """As upstream's controller-manager does: a finalizer on every Target, removed a few seconds
+    after the Target's deletion was requested; until then the Target is there, being deleted."""
+
+    def reconcile(self: Any, target: Any) -> float:
+        meta = target["metadata"]
+        held = list(meta.get("finalizers") or [])
+        where = ("Target", meta["name"], meta["namespace"])
+        if meta.get("deletionTimestamp"):
+            if CLEANUP_FINALIZER not in held:
+                return FINALIZER_HELD_SECONDS
+            since = parse_utc(meta["deletionTimestamp"])
+            waited: float = (self.clock.now() - since).total_seconds()
+            if waited < FINALIZER_HELD_SECONDS:
+                return FINALIZER_HELD_SECONDS - waited
+            left = [name for name in held if name != CLEANUP_FINALIZER]
+            self.solar.patch(*where, {"metadata": {"finalizers": left or None}})
+            return FINALIZER_HELD_SECONDS
+        if CLEANUP_FINALIZER not in held:
+            target = self.solar.patch(
+                *where, {"metadata": {"finalizers": [*held, CLEANUP_FINALIZER]}}
+            )
+        return float(original(self, target))
+
+    return reconcile
+
+
+variant(
+    "variant-targets-held-by-a-finalizer",
+    ("table-controller", "runbook"),
+    "the controller puts a finalizer on every Target and removes it three seconds after the "
+    "Target's deletion was requested, as upstream's controller-manager holds its Targets",
+    _holds_targets_with_a_finalizer,
 )
