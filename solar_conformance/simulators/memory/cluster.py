@@ -316,7 +316,7 @@ class InMemoryCluster:
         self._notify("MODIFIED", updated)
         meta = updated["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
-            self._remove(updated)  # the last finalizer of an object being deleted is gone
+            self.store_remove(updated)  # the last finalizer of an object being deleted is gone
         return self._objects.copy(updated)
 
     def store_delete(self, kind: str, namespace: str | None, name: str) -> None:
@@ -325,14 +325,14 @@ class InMemoryCluster:
         obj = self.lookup(kind, namespace, name)
         meta = obj["metadata"]
         if not meta.get("finalizers"):
-            self._remove(obj)
+            self.store_remove(obj)
         elif not meta.get("deletionTimestamp"):
             marked = {**obj, "metadata": {**meta, "deletionTimestamp": utc(self.clock.now())}}
             marked["metadata"]["resourceVersion"] = str(next(self._versions))
             self._objects[key_of(marked)] = marked
             self._notify("MODIFIED", marked)
 
-    def _remove(self, obj: Obj) -> None:
+    def store_remove(self, obj: Obj) -> None:
         """Gone at once, with what it owns and, for a Namespace, what it holds (their finalizers
         are not waited for)."""
         kind = obj["kind"]
@@ -346,7 +346,7 @@ class InMemoryCluster:
         for dep in dependents:
             if key_of(dep) in self._objects:
                 meta = dep["metadata"]
-                self._remove(self.lookup(dep["kind"], meta.get("namespace"), meta["name"]))
+                self.store_remove(self.lookup(dep["kind"], meta.get("namespace"), meta["name"]))
 
     def mint(
         self,

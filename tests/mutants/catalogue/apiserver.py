@@ -264,21 +264,21 @@ def _impersonate(original: Any) -> Any:
     "gc-no-cascade",
     ("runbook", "table-controller-owned"),
     "deleting an object leaves its dependents (no garbage collection by owner)",
-    f"{CLUSTER}.store_delete",
+    f"{CLUSTER}.store_remove",
     internal=True,
 )
 def _no_cascade(original: Any) -> Any:
-    def store_delete(self: Any, kind: str, namespace: str | None, name: str) -> None:
+    def store_remove(self: Any, obj: Any) -> None:
         depth = self.__dict__.get("mutant_depth", 0)
         if depth:
             return
         self.__dict__["mutant_depth"] = 1
         try:
-            original(self, kind, namespace, name)
+            original(self, obj)
         finally:
             self.__dict__["mutant_depth"] = 0
 
-    return store_delete
+    return store_remove
 
 
 # --- clocks --------------------------------------------------------------------------------------
