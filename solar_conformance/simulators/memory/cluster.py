@@ -250,8 +250,8 @@ class InMemoryCluster:
             if ("Namespace", None, namespace) not in self._objects:
                 raise ApiError(404, "NotFound", f'namespaces "{namespace}" not found')
         key = (kind.kind, namespace, name)
-        if key in self._objects:
-            existing = self.lookup(kind.kind, namespace, name)
+        existing = self._objects.get(key)
+        if existing is not None:
             being_deleted = "deletionTimestamp" in existing["metadata"]
             raise ApiError(
                 409,

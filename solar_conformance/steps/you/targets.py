@@ -207,7 +207,6 @@ def delete_target(landscape: Landscape, you: You, waiter: Waiter, target: str) -
     noted = credential_objects(landscape, you.noted_token(target), target)
     you.solar.delete("Target", target, namespace)
     you.retired(target, "its deletion was requested", landscape.clock.now())
-
     wait_until_gone(you.solar, waiter, "Target", target, namespace)
     return noted
 
