@@ -100,7 +100,8 @@ def test_a_finished_run_keeps_its_cost_for_the_next_auto_and_an_interrupted_one_
 
     def run(scenario_seconds: float, exitstatus: int) -> None:
         cost = RunCost()
-        cost.pytest_runtest_logreport(_report(scenario_seconds, "gw0"))
+        cost.pytest_runtest_logreport(_report(scenario_seconds / 2, "gw0"))
+        cost.pytest_runtest_logreport(_report(scenario_seconds / 2, "gw1"))
         cost.sample = LandscapeSample(tree=50.0, harness=3.0, containers=20.0)
         cost.pytest_terminal_summary(reporter, exitstatus)
 
@@ -142,3 +143,25 @@ def test_a_kept_cost_of_scenarios_that_hardly_ran_counts_as_unmeasured(
     )
     keep_cost(config, MeasuredCost(cpu_seconds=3.8, scenario_seconds=0.0003))
     assert measured_cost(config) is None
+
+
+def test_a_run_without_workers_side_by_side_keeps_no_cost(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A serial run (or one worker) charges the landscape's background to one scenario at a
+    time: kept, it would make the next `-n auto` take far fewer workers than the CPU allows."""
+    from solar_conformance.plugin.measurements import MeasuredCost, keep_cost, measured_cost
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
+
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    options = {"--solar-env": "local", "--solar-impl": None}
+    config = SimpleNamespace(getoption=lambda name, default=None: options[name])
+    reporter = SimpleNamespace(config=config, write_line=lambda line: None)
+    whole_run = MeasuredCost(cpu_seconds=680.0, scenario_seconds=6400.0)
+    keep_cost(cast(pytest.Config, config), whole_run)
+    for worker in (None, "gw0"):
+        cost = RunCost()
+        cost.pytest_runtest_logreport(_report(300.0, worker))
+        cost.sample = LandscapeSample(tree=80.0, harness=3.0, containers=None)
+        cost.pytest_terminal_summary(reporter, pytest.ExitCode.OK)
+    assert measured_cost(cast(pytest.Config, config)) == whole_run

@@ -23,6 +23,9 @@ from solar_conformance.plugin.measurements import MeasuredCost, keep_cost
 
 WORKER_CPU = "solar_cpu_seconds"  # what a worker sends home in its workeroutput
 MAIN = "main"  # the worker name of a run without pytest-xdist
+# A run with fewer workers charges the landscape's own background CPU to fewer scenarios at a
+# time, so it overstates what one more worker costs: `-n auto` would then take too few.
+LEAST_WORKERS_TO_MEASURE = 2
 
 
 @dataclass
@@ -121,7 +124,12 @@ class RunCost:
             return
         cost = self.cost()
         terminalreporter.write_line(cost.line())
-        if exitstatus != pytest.ExitCode.INTERRUPTED and self.ran and cost.scenarios > 0:
+        if (
+            exitstatus != pytest.ExitCode.INTERRUPTED
+            and self.ran
+            and cost.scenarios > 0
+            and len(self.busy.keys() - {MAIN}) >= LEAST_WORKERS_TO_MEASURE
+        ):
             spent = cost.harness_cpu + (cost.started_cpu or 0.0) + (cost.container_cpu or 0.0)
             keep_cost(terminalreporter.config, MeasuredCost(spent, cost.scenarios))
 

@@ -1,8 +1,8 @@
 """`-n auto` on `local` and `kind`: as many workers as the landscape's CPU allows, measured.
 
-The last run on the backend kept what it cost (solar_conformance/plugin/measurements.py): the
-CPU seconds of the harness, of the processes it started and of the landscape's containers,
-against the time its scenarios took together. Their ratio is the CPU that one running scenario
+The last run on the backend with two or more workers kept what it cost
+(solar_conformance/plugin/measurements.py): the CPU seconds of the harness, of the processes it
+started and of the landscape's containers, against the time its scenarios took together. Their ratio is the CPU that one running scenario
 keeps busy on average, the landscape's own share included. `-n auto` takes as many workers as
 keep this machine's cores at HEADROOM of that. Until a run has measured it, UNMEASURED workers,
 the number the whole-page runs in docs/benchmarks.md used. On `sim` and `existing` (whose
