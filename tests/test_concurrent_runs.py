@@ -168,6 +168,29 @@ def test_a_run_keeps_what_each_scenario_took_beside_what_earlier_runs_measured(
     ]
 
 
+def test_a_scenario_of_the_group_is_measured_under_the_id_it_was_collected_with(
+    cache_root: Path,
+) -> None:
+    """xdist reports a grouped test as `<id>@<group>`; the next run looks it up before the
+    group is named."""
+    from types import SimpleNamespace
+
+    from solar_conformance.plugin.concurrent import expected_waits
+    from solar_conformance.plugin.measurements import DurationRecorder
+
+    config = _config()
+    recorder = DurationRecorder(config)
+    recorder.pytest_runtest_logreport(_test_report("f.feature::test_x[a]@landscape-alone", 300.0))
+    recorder.pytest_runtest_logreport(_test_report("f.feature::test_y[user@host]", 20.0))
+    recorder.pytest_sessionfinish(pytest.ExitCode.OK)
+    items = [
+        SimpleNamespace(nodeid=test)
+        for test in ("f.feature::test_x[a]", "f.feature::test_y[user@host]")
+    ]
+    wait = expected_waits(config, items)  # type: ignore[arg-type]
+    assert [wait(item) for item in items] == [300.0, 20.0]  # type: ignore[arg-type]
+
+
 def test_a_cache_that_cannot_be_read_is_no_measurement(cache_root: Path) -> None:
     from solar_conformance.plugin.measurements import measured
 

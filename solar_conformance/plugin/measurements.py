@@ -99,6 +99,13 @@ def _keep(file: Path, numbers: dict[str, float]) -> None:
         raise
 
 
+def without_group(nodeid: str) -> str:
+    """A test's id as collected: pytest-xdist's `loadgroup` appends `@<group>` to the ids it
+    reports, after the test's name and parameters."""
+    head, at, group = nodeid.rpartition("@")
+    return head if at and not any(c in group for c in "[]:/") else nodeid
+
+
 class DurationRecorder:
     """In the process that holds the run: each test's time, kept when the run ends unless it
     was interrupted (a scenario cut short would look short)."""
@@ -109,9 +116,10 @@ class DurationRecorder:
         self._skipped: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        test = without_group(report.nodeid)
         if report.skipped:
-            self._skipped.add(report.nodeid)
-        self._took[report.nodeid] = self._took.get(report.nodeid, 0.0) + report.duration
+            self._skipped.add(test)
+        self._took[test] = self._took.get(test, 0.0) + report.duration
 
     def pytest_sessionfinish(self, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED:
