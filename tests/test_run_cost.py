@@ -165,3 +165,28 @@ def test_a_run_without_workers_side_by_side_keeps_no_cost(
         cost.sample = LandscapeSample(tree=80.0, harness=3.0, containers=None)
         cost.pytest_terminal_summary(reporter, pytest.ExitCode.OK)
     assert measured_cost(cast(pytest.Config, config)) == whole_run
+
+
+def test_a_much_smaller_run_does_not_replace_the_cost_a_larger_one_measured(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few scenarios with workers cost mostly the landscape's start: kept, 1.2 cores per
+    running scenario made the next `-n auto` on the whole page take 1 worker."""
+    from solar_conformance.plugin.measurements import MeasuredCost, keep_cost, measured_cost
+    from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
+
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path))
+    options = {"--solar-env": "local", "--solar-impl": None}
+    config = cast(
+        pytest.Config, SimpleNamespace(getoption=lambda name, default=None: options[name])
+    )
+    whole_run = MeasuredCost(cpu_seconds=680.0, scenario_seconds=6400.0)
+    keep_cost(config, whole_run)
+    keep_cost(config, MeasuredCost(cpu_seconds=36.6, scenario_seconds=29.7))
+    assert measured_cost(config) == whole_run
+    next_whole_run = MeasuredCost(cpu_seconds=790.0, scenario_seconds=8100.0)
+    keep_cost(config, next_whole_run)
+    assert measured_cost(config) == next_whole_run
+    shorter_but_comparable = MeasuredCost(cpu_seconds=500.0, scenario_seconds=4100.0)
+    keep_cost(config, shorter_but_comparable)
+    assert measured_cost(config) == shorter_but_comparable

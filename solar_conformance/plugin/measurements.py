@@ -79,7 +79,15 @@ def measured_cost(config: pytest.Config) -> MeasuredCost | None:
     return MeasuredCost(cpu, scenarios)
 
 
+# A run whose scenarios took less than this share of the kept run's measured mostly the
+# landscape's start and background: it does not replace a measurement of a larger run.
+COMPARABLE_SHARE = 0.5
+
+
 def keep_cost(config: pytest.Config, cost: MeasuredCost) -> None:
+    kept = measured_cost(config)
+    if kept is not None and cost.scenario_seconds < COMPARABLE_SHARE * kept.scenario_seconds:
+        return
     with contextlib.suppress(OSError):  # only the next `-n auto` would have used it
         _keep(
             _file(config, COST),
