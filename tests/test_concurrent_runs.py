@@ -124,6 +124,28 @@ def test_measured_seconds_start_the_scenarios_over_twice_the_median_first_longes
     assert order == ["expiry", "d", "poll", "g", "revoke-value", "a", "c", "b", "f", "e"]
 
 
+def test_dealt_out_by_group_the_longest_start_first_each_with_one_of_the_shortest_queued_behind() -> (
+    None
+):
+    """xdist's `loadgroup` gives the group to one worker, then one scenario to each other worker,
+    then a second one to each (queued behind its first), then one whenever one ends."""
+    from solar_conformance.plugin.concurrent import grouped_run_order
+
+    took = {"expiry": 644.0, "poll-1": 359.0, "poll-2": 354.0, "poll-3": 346.0, "a": 120.0}
+    took |= {"b": 115.0, "c": 20.0, "d": 10.0, "e": 5.0, "f": 2.0, "fault-1": 90.0, "fault-2": 1.0}
+    order = grouped_run_order(
+        list(took), lambda name: name.startswith("fault"), took.__getitem__, workers=4
+    )
+    group, first_round, second_round = (
+        ["fault-1", "fault-2"],
+        ["expiry", "poll-1", "poll-2"],
+        ["f", "e", "d"],
+    )
+    assert order == [*group, *first_round, *second_round, "poll-3", "a", "b", "c"]
+    without_group = grouped_run_order(list("abc"), lambda name: False, took.__getitem__, workers=2)
+    assert without_group == ["a", "b", "c"]
+
+
 @pytest.fixture
 def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     from solar_conformance.provision.toolchain.layout import CACHE_ENV_VAR
