@@ -2,12 +2,12 @@
 
 The last run on the backend with two or more workers kept what it cost
 (solar_conformance/plugin/measurements.py): the CPU seconds of the harness, of the processes it
-started and of the landscape's containers, against the time its scenarios took together. Their ratio is the CPU that one running scenario
-keeps busy on average, the landscape's own share included. `-n auto` takes as many workers as
-keep this machine's cores at HEADROOM of that. Until a run has measured it, UNMEASURED workers,
-the number the whole-page runs in docs/benchmarks.md used. On `sim` and `existing` (whose
-landscape's CPU is not this machine's to measure) `-n auto` is pytest-xdist's own: one worker
-per CPU.
+started and of the landscape's containers, against the time its scenarios took together. Their
+ratio is the CPU that one running scenario keeps busy on average, the landscape's own share
+included. `-n auto` takes as many workers as keep this machine's cores at HEADROOM of that.
+Until a run has measured it, UNMEASURED workers, the number the whole-page runs in
+docs/benchmarks.md used. On `sim` and `existing` (whose landscape's CPU is not this machine's to
+measure) `-n auto` is pytest-xdist's own: one worker per CPU.
 """
 
 from __future__ import annotations
