@@ -1,5 +1,5 @@
-"""A run with workers leaves no temporary file behind, also when it is stopped with Ctrl-C while a
-worker is still cleaning up (pytest-xdist kills such a worker after ten seconds)."""
+"""A run with workers leaves no temporary file behind, also when it is stopped with Ctrl-C or
+SIGTERM while a worker is still cleaning up (pytest-xdist kills such a worker after ten seconds)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,6 +91,24 @@ def test_a_run_stopped_with_ctrl_c_while_a_worker_cleans_up_leaves_no_temporary_
     process, temporary, marker = _start(tmp_path, hang=True)
     made = _made(marker, process)
     os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode != 0, output[-2000:]
+    assert not any(path.exists() for path in made), made
+    assert list(temporary.iterdir()) == [], list(temporary.iterdir())
+
+
+@pytest.mark.parametrize(
+    "whom",
+    ["the whole group", "the controlling process alone"],
+)
+def test_a_run_stopped_with_sigterm_leaves_no_temporary_file(tmp_path: Path, whom: str) -> None:
+    """`timeout`, a CI runner or `kill` ends a run with SIGTERM, to its group or to pytest alone."""
+    process, temporary, marker = _start(tmp_path, hang=True)
+    made = _made(marker, process)
+    if whom == "the whole group":
+        os.killpg(process.pid, signal.SIGTERM)
+    else:
+        os.kill(process.pid, signal.SIGTERM)
     output, _ = process.communicate(timeout=120)
     assert process.returncode != 0, output[-2000:]
     assert not any(path.exists() for path in made), made

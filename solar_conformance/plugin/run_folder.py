@@ -5,6 +5,8 @@ kills it; a worker still cleaning up a real scenario then never removes its scra
 Kubernetes client's certificate files. So the controlling process points every temporary file of
 the run (its own, its workers', and their children's: `TMPDIR` is inherited) into one folder and
 removes that folder after everything else has closed, when no worker is left to write into it.
+SIGTERM and SIGHUP (`timeout`, a CI runner, a closed terminal) end such a run as Ctrl-C does, so
+the folder goes then too.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def enter(config: pytest.Config) -> RunFolder:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if runs_workers(config):
+        from solar_conformance.components.processes import install_termination_handlers
+
+        install_termination_handlers()
         enter(config)
 
 
