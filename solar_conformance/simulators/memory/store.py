@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from solar_conformance.core.api import Obj
 from solar_conformance.core.rbac import User
-from solar_conformance.simulators.memory.objects import walk_clone
+from solar_conformance.simulators.memory.objects import key_of, walk_clone
 
 Key = tuple[str, str | None, str]
 _K = TypeVar("_K", bound=Hashable)
@@ -48,7 +48,10 @@ class Store:
         self._by_namespace: dict[str, set[Key]] = {}
         # id(stored object) -> its marshalled form, made when it is first copied out. A stored
         # object is never changed in place (a write stores a new one), so the form stays valid
-        # until the object leaves the store; readers get copies by unmarshalling alone.
+        # until the object leaves the store; readers get copies by unmarshalling alone. Only an
+        # object the store holds is remembered: an id outlives nothing, and a form kept for an
+        # object already replaced (a watcher wrote again before its writer copied it out) would
+        # be handed out for whichever new object later gets the same id.
         self._packed: dict[int, bytes] = {}
 
     # --- the mapping ---------------------------------------------------------------------------
@@ -85,7 +88,8 @@ class Store:
                 packed = marshal.dumps(obj)
             except ValueError:  # not plain data: copy by walking
                 return walk_clone(obj)
-            self._packed[id(obj)] = packed
+            if self._by_key.get(key_of(obj)) is obj:
+                self._packed[id(obj)] = packed
         copied: Obj = marshal.loads(packed)  # noqa: S302 - bytes this store marshalled itself
         return copied
 
