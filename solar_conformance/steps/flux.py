@@ -24,6 +24,7 @@ from solar_conformance.page.holders import (
 )
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.renderer import pusher
 
@@ -243,7 +244,7 @@ def token_on_target_only_in_agent_secret(
         landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
         or namespace
     )
-    chart = agent_chart(landscape, pusher(landscape), namespace, target).name
+    chart = agent_chart(landscape, pusher(landscape), namespace, target, CHART_RENDERER).name
     key = landscape.contract.agent_kubeconfig_key
     inventory = Inventory.read(landscape.target, lambda ns: not names.of_another_scenario(ns))
     carriers: list[str] = []

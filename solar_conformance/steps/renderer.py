@@ -24,6 +24,7 @@ from solar_conformance.page.holders import (
 )
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.common import quoted_names
 from solar_conformance.steps.you.first_contact import WrittenHelmRelease
@@ -34,7 +35,7 @@ def pusher(landscape: Landscape) -> RegistryClient:
 
 
 def _agent_kubeconfig_probe(landscape: Landscape, namespace: str, target: str) -> tuple[bool, Any]:
-    chart = agent_chart(landscape, pusher(landscape), namespace, target)
+    chart = agent_chart(landscape, pusher(landscape), namespace, target, CHART_RENDERER)
     kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
     return kubeconfig is not None, {
         "chart": f"{chart.name}:{chart.version}",
@@ -66,7 +67,7 @@ def agent_releases_pushed(landscape: Landscape, you: You, waiter: Waiter, target
 )
 def agent_release_holds_credential(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
-    chart = agent_chart(landscape, pusher(landscape), namespace, target)
+    chart = agent_chart(landscape, pusher(landscape), namespace, target, CHART_RENDERER)
     kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
     secret = token_secret(landscape, namespace, target)
     assert kubeconfig is not None, f"no kubeconfig in {chart.name}:{chart.version}"
@@ -85,7 +86,7 @@ def agent_release_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
     old = you.noted_token(target)
 
     def probe() -> tuple[bool, Any]:
-        chart = agent_chart(landscape, pusher(landscape), namespace, target)
+        chart = agent_chart(landscape, pusher(landscape), namespace, target, CHART_RENDERER)
         kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
         secret = token_secret(landscape, namespace, target)
         current = token_in(landscape, secret) if secret else None
@@ -298,7 +299,7 @@ def bootstrap_keeps_agent(landscape: Landscape, you: You, target: str) -> None:
 )
 def kubeconfig_verifies_server(landscape: Landscape, you: You) -> None:
     for target, namespace in you.namespaces.items():
-        chart = agent_chart(landscape, pusher(landscape), namespace, target)
+        chart = agent_chart(landscape, pusher(landscape), namespace, target, CHART_RENDERER)
         kubeconfig = kubeconfig_in(chart, landscape.contract.agent_kubeconfig_key)
         assert kubeconfig is not None, f"no kubeconfig in {chart.name}:{chart.version}"
         assert not kubeconfig.insecure, (
@@ -334,7 +335,7 @@ def token_only_in_agent_release(landscape: Landscape, you: You, names: Names, ta
         assert token, f"{target} has no token, so this check could not fail"
         remember(token)
         tokens[target] = token
-        homes[target] = agent_source(landscape, client, namespace, target)[0]
+        homes[target] = agent_source(landscape, client, namespace, target, CHART_RENDERER)[0]
     found: dict[str, list[str]] = {target: [] for target in wanted}
     at_home: dict[tuple[str, str], dict[str, str]] = {}  # (Target, tag) -> its files
     holders: set[str] = set()

@@ -10,10 +10,8 @@ Reconciles run at `spec.interval`, on spec change, and on `reconcile.fluxcd.io/r
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -30,6 +28,7 @@ from solar_conformance.core.api import (
 from solar_conformance.core.clock import Clock, parse_duration, utc
 from solar_conformance.core.conditions import secret_value, set_condition
 from solar_conformance.core.credentials import credentials_for
+from solar_conformance.core.helm_render import Installation, with_release_values
 from solar_conformance.core.oci import (
     HELM_CHART_LAYER,
     Chart,
@@ -351,31 +350,8 @@ class FluxModel:
         self.log(f"uninstalled release {key[0]}/{key[1]}")
 
 
-_RELEASE_VALUE = re.compile(r"\{\{ \.Release\.(Name|Namespace) \}\}")
-MAX_RELEASE_NAME = 53  # Helm's limit
-
-
 def _rendered(chart: Chart, release: Obj) -> Chart:
     """The templates as Helm renders them for this HelmRelease. SolAr's charts use no template
     value but `.Release.Name` (`spec.releaseName`, else `<targetNamespace>-<name>` or the
     HelmRelease's name) and `.Release.Namespace`; the sim refuses any other."""
-    meta, spec = release["metadata"], release.get("spec", {})
-    target_namespace = spec.get("targetNamespace")
-    name = spec.get("releaseName") or (
-        f"{target_namespace}-{meta['name']}" if target_namespace else meta["name"]
-    )
-    values = {"Name": name, "Namespace": target_namespace or meta["namespace"]}
-    templates: dict[str, str] = {}
-    for path, text in chart.templates.items():
-        if "{{" not in text:
-            templates[path] = text
-            continue
-        if ".Release.Name" in text and len(name) > MAX_RELEASE_NAME:
-            raise ValueError(f"release name {name!r} is longer than {MAX_RELEASE_NAME} characters")
-        rendered = _RELEASE_VALUE.sub(lambda m: values[m.group(1)], text)
-        if "{{" in rendered:
-            raise ValueError(
-                f"{path}: the sim renders no template action but .Release.Name/Namespace"
-            )
-        templates[path] = rendered
-    return dataclasses.replace(chart, templates=templates)
+    return with_release_values(chart, Installation.of(release))

@@ -25,6 +25,7 @@ from solar_conformance.page.lookup import token_in, token_secret
 from solar_conformance.page.objects import FirstContact
 from solar_conformance.page.reads import Pull, each_read, pull
 from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.flux import ready
 from solar_conformance.steps.registry._regcred import regcred_client
@@ -51,7 +52,7 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     owner = pusher(landscape)
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    repository, ref = agent_source(landscape, owner, namespace, target)
+    repository, ref = agent_source(landscape, owner, namespace, target, CHART_RENDERER)
     located = pull_source(owner, repository, ref)
 
     return pull(

@@ -14,6 +14,7 @@ from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
 from solar_conformance.page.charts import agent_source, pull_source
 from solar_conformance.page.reads import Pull
 from solar_conformance.plugin.actors import You
+from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.registry._regcred import regcred_client
 from solar_conformance.steps.renderer import pusher
@@ -45,7 +46,9 @@ def _write_actions(
     def overwrite_agent_release(target: str) -> Callable[[], object]:
         def act() -> object:
             namespace, client_of_solar = you.namespace_of(target), pusher(landscape)
-            repository, ref = agent_source(landscape, client_of_solar, namespace, target)
+            repository, ref = agent_source(
+                landscape, client_of_solar, namespace, target, CHART_RENDERER
+            )
             located = pull_source(client_of_solar, repository, ref)
             forged = Chart(located.name, located.version, {"forged.yaml": "kind: List\n"})
             return client.push_chart(repository, forged)
