@@ -183,8 +183,7 @@ class ChartRenderer:
                     f"helm template did not finish within {HELM_TIMEOUT_SECONDS:.0f} s"
                 ) from None
         if finished.returncode != 0:
-            lines = [line for line in finished.stderr.splitlines() if line.strip()]
-            raise RenderError(f"helm template: {lines[-1] if lines else 'failed'}")
+            raise RenderError(f"helm template: {_helm_error(finished.stderr)}")
         rendered = dataclasses.replace(chart, templates=rendered_templates(finished.stdout))
         try:
             rendered.manifests()
@@ -200,6 +199,13 @@ class ChartRenderer:
             return self._helm()
         except HelmMissing as missing:
             raise HelmMissing(f"{what}: {missing}") from None
+
+
+def _helm_error(stderr: str) -> str:
+    """Helm's own error line (`Error: ...`; after it helm may add a hint), else its last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error:")]
+    return (errors or lines or ["failed without a word"])[-1]
 
 
 def rendered_templates(output: str) -> dict[str, str]:
