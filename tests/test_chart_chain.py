@@ -20,12 +20,8 @@ from solar_conformance.core.helm_render import (
     rendered_templates,
 )
 from solar_conformance.core.oci import Chart
-from solar_conformance.page.charts import (
-    MAX_HOPS,
-    agent_delivery,
-    kubeconfig_in,
-    release_label_value,
-)
+from solar_conformance.page.charts import carried_releases, kubeconfig_in, release_label_value
+from solar_conformance.page.delivery import MAX_HOPS, agent_delivery
 from solar_conformance.page.lookup import release_keys
 from solar_conformance.page.reading import NotAsPromised
 from solar_conformance.plugin.helm import toolchain_helm
@@ -136,6 +132,19 @@ def test_a_release_is_found_by_its_effective_unique_name_before_its_name(
     )
     assert delivery.repository == unique
     assert len(release_label_value("u" * 70)) == 63
+
+
+def test_the_releases_a_bootstrap_chart_carries_are_named_by_their_releases() -> None:
+    """An entry keyed by a Release's uniqueName counts as that Release; a key no Release of the
+    namespace has is listed as written."""
+    chart = plain_chart(
+        f"bootstrap-{TARGET}",
+        "v0.0.0",
+        source("a", "x/a", {"tag": "v1"}, label="agent-unique"),
+        source("b", "x/b", {"tag": "v1"}, label="nobodys"),
+    )
+    landscape = landscape_with(agent_release(uniqueName="agent-unique"))
+    assert carried_releases(landscape, NAMESPACE, chart) == ["nobodys", "solar-agent"]
 
 
 def test_the_release_keys_are_the_unique_name_then_the_name() -> None:

@@ -11,7 +11,8 @@ from solar_conformance.core.clock import parse_duration
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.redact import same_secret
 from solar_conformance.core.waiting import Waiter
-from solar_conformance.page.charts import agent_chart, kubeconfig_from_secret
+from solar_conformance.page.charts import kubeconfig_from_secret
+from solar_conformance.page.delivery import agent_chart
 from solar_conformance.page.holders import (
     Inventory,
     carries_kubeconfig,

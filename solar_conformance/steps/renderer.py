@@ -10,12 +10,8 @@ from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import RegistryClient
 from solar_conformance.core.redact import same_secret
 from solar_conformance.core.waiting import Waiter
-from solar_conformance.page.charts import (
-    agent_chart,
-    agent_source,
-    bootstrap_chart,
-    kubeconfig_in,
-)
+from solar_conformance.page.charts import carried_releases, kubeconfig_in, rendered_bootstrap
+from solar_conformance.page.delivery import agent_chart, agent_source
 from solar_conformance.page.holders import (
     artifact_files,
     found_in,
@@ -103,7 +99,7 @@ def agent_release_new_token(landscape: Landscape, you: You, waiter: Waiter, targ
 
 
 def _bootstrap_probe(landscape: Landscape, namespace: str, target: str) -> tuple[bool, Any]:
-    chart = bootstrap_chart(pusher(landscape), namespace, target)
+    chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
     kinds = sorted(f"{o['kind']}/{o['metadata']['name']}" for o in chart.manifests())
     return bool(kinds), {"chart": f"{chart.name}:{chart.version}", "objects": kinds}
 
@@ -155,12 +151,8 @@ def bootstrap_carries(
     wanted = names.release(release)
 
     def probe() -> tuple[bool, Any]:
-        chart = bootstrap_chart(pusher(landscape), namespace, target)
-        carried = sorted(
-            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
-            for o in chart.manifests()
-            if o.get("kind") == "OCIRepository"
-        )
+        chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
+        carried = carried_releases(landscape, namespace, chart)
         return wanted in carried, {"chart": f"{chart.name}:{chart.version}", "releases": carried}
 
     waiter.until(f"the bootstrap chart of {target} carries the Release {wanted}", probe)
@@ -178,12 +170,8 @@ def bootstraps_carry_their_bindings(
         namespace = you.namespace_of(target)
 
         def probe(namespace: str = namespace, target: str = target) -> tuple[bool, Any]:
-            chart = bootstrap_chart(pusher(landscape), namespace, target)
-            carried = sorted(
-                str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
-                for o in chart.manifests()
-                if o.get("kind") == "OCIRepository"
-            )
+            chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
+            carried = carried_releases(landscape, namespace, chart)
             bound = bound_releases(landscape, namespace, target)
             return set(bound) <= set(carried), {"bound": bound, "carried": carried}
 
@@ -212,7 +200,7 @@ def bootstrap_points_at_own_registry(
     host, pull_secret = registry["hostname"], registry.get("targetPullSecretName")
 
     def probe() -> tuple[bool, Any]:
-        chart = bootstrap_chart(pusher(landscape), namespace, target)
+        chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
         sources = {
             str(o["metadata"].get("name")): (
                 str(o["spec"]["url"]).removeprefix("oci://").split("/", 1)[0],
@@ -254,12 +242,8 @@ def bootstrap_drops(
     gone = names.release(release)
 
     def probe() -> tuple[bool, Any]:
-        chart = bootstrap_chart(pusher(landscape), namespace, target)
-        carried = sorted(
-            str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
-            for o in chart.manifests()
-            if o.get("kind") == "OCIRepository"
-        )
+        chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
+        carried = carried_releases(landscape, namespace, chart)
         bound = bound_releases(landscape, namespace, target)
         done = gone not in bound and set(carried) == set(bound)
         return done, {"chart": f"{chart.name}:{chart.version}", "carried": carried, "bound": bound}
@@ -281,12 +265,8 @@ def bootstrap_keeps_agent(landscape: Landscape, you: You, target: str) -> None:
     namespace = you.namespace_of(target)
     release = agent_release_name(landscape, namespace)
     assert release is not None, f"namespace {namespace} has no agent Release"
-    chart = bootstrap_chart(pusher(landscape), namespace, target)
-    carried = sorted(
-        str(o["metadata"].get("labels", {}).get(landscape.contract.release_label))
-        for o in chart.manifests()
-        if o.get("kind") == "OCIRepository"
-    )
+    chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
+    carried = carried_releases(landscape, namespace, chart)
     assert release in carried, (
         f"the bootstrap chart {chart.name}:{chart.version} no longer carries the agent release "
         f"{release}: {carried}"

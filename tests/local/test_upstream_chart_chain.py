@@ -14,7 +14,8 @@ import pytest
 
 from solar_conformance.core.helm_render import ChartRenderer, Installation
 from solar_conformance.core.oci import Chart
-from solar_conformance.page.charts import agent_delivery, kubeconfig_in
+from solar_conformance.page.charts import kubeconfig_in
+from solar_conformance.page.delivery import agent_delivery
 from solar_conformance.page.reading import NotAsPromised
 from solar_conformance.provision.toolchain import MissingTool, Toolchain
 from tests.chart_chain import (

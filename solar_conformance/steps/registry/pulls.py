@@ -14,13 +14,8 @@ from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import Chart
 from solar_conformance.core.redact import REDACT, same_secret
 from solar_conformance.core.waiting import Waiter
-from solar_conformance.page.charts import (
-    agent_source,
-    bootstrap_chart,
-    kubeconfig_in,
-    pull_chart,
-    pull_source,
-)
+from solar_conformance.page.charts import bootstrap_chart, kubeconfig_in, pull_chart, rendered
+from solar_conformance.page.delivery import agent_delivery
 from solar_conformance.page.lookup import token_in, token_secret
 from solar_conformance.page.objects import FirstContact
 from solar_conformance.page.reads import Pull, each_read, pull
@@ -52,12 +47,14 @@ def pull_agent(landscape: Landscape, you: You, target: str, reader: str) -> Pull
     owner = pusher(landscape)
     namespace = you.namespace_of(target)
     # Where the agent release is, as the bootstrap chart says (read with SolAr's own rights).
-    repository, ref = agent_source(landscape, owner, namespace, target, CHART_RENDERER)
-    located = pull_source(owner, repository, ref)
+    located = agent_delivery(landscape, owner, namespace, target, CHART_RENDERER)
+    repository, version = located.repository, located.chart.version
 
     return pull(
-        f"{repository}:{located.version}",
-        lambda: pull_chart(client, repository, located.version),
+        f"{repository}:{version}",
+        lambda: rendered(
+            CHART_RENDERER, pull_chart(client, repository, version), located.installation
+        ),
         each_read(owner, client, repository),
     )
 

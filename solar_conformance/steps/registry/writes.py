@@ -11,7 +11,8 @@ from pytest_bdd import parsers, then, when
 
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import Chart, RegistryClient, RegistryError
-from solar_conformance.page.charts import agent_source, pull_source
+from solar_conformance.page.charts import pull_source
+from solar_conformance.page.delivery import agent_source
 from solar_conformance.page.reads import Pull
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.helm import CHART_RENDERER
