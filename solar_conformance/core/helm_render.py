@@ -152,6 +152,8 @@ class ChartRenderer:
         return rendered
 
     def _helm_template(self, chart: Chart, installation: Installation) -> Chart:
+        # Repacked from what Chart keeps (Chart.yaml's name, version and annotations, values.yaml,
+        # templates/): SolAr's charts hold nothing else, no subcharts and no other files.
         helm = self._locate(chart)
         with tempfile.TemporaryDirectory(prefix="chart-render-") as scratch:
             folder = Path(scratch)

@@ -46,12 +46,12 @@ class Delivery:
 def delivered_sources(objects: list[Obj]) -> list[Obj]:
     """The OCIRepositories of a chart that a HelmRelease of the same chart installs from: the
     charts Flux pulls next."""
-    installed = {
-        str((o.get("spec") or {}).get("chartRef", {}).get("name"))
+    chart_refs = [
+        (o.get("spec") or {}).get("chartRef") or {}
         for o in objects
         if o.get("kind") == "HelmRelease"
-        and ((o.get("spec") or {}).get("chartRef") or {}).get("kind") == "OCIRepository"
-    }
+    ]
+    installed = {r.get("name") for r in chart_refs if r.get("kind") == "OCIRepository"}
     return [
         o
         for o in objects
