@@ -8,7 +8,7 @@ one they talk to.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -114,6 +114,21 @@ def serve_at(kind: str, version: str) -> Kind:
     before = kind_of(kind)
     KINDS[kind] = replace(before, version=version)
     return before
+
+
+def serve_kinds(kinds: Sequence[Kind]) -> Callable[[], None]:
+    """Address these kinds from now on, in this process, besides those every implementation
+    serves (upstream's catalog kinds, which the reference does not model); returns what forgets
+    the ones that were new."""
+    added = [kind.kind for kind in kinds if kind.kind not in KINDS]
+    for kind in kinds:
+        KINDS.setdefault(kind.kind, kind)
+
+    def forget() -> None:
+        for name in added:
+            KINDS.pop(name, None)
+
+    return forget
 
 
 def rest_path(kind: Kind, namespace: str | None, name: str | None = None, sub: str = "") -> str:

@@ -10,6 +10,7 @@ from solar_conformance.core.api import annotations_of, new_object
 from solar_conformance.core.capabilities import Capability, needs
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.waiting import Waiter
+from solar_conformance.page.components import component_version_name, publish_beside_upstream
 from solar_conformance.page.setup import AGENT_RELEASE, ensure_namespace, set_up_namespace
 from solar_conformance.plugin.actors import Operator, You
 from solar_conformance.plugin.names import Names
@@ -138,15 +139,20 @@ def unset_apiserver_url(landscape: Landscape, you: You, cleanup: ExitStack) -> N
         you.retired(target, "controller.agent.apiserverURL was unset", landscape.clock.now())
 
 
-def _create_release(operator: Operator, names: Names, release: str, namespace: str) -> str:
+def _create_release(
+    landscape: Landscape, operator: Operator, names: Names, release: str, namespace: str
+) -> str:
+    """The Release, and beside upstream, where it renders the Releases, what it renders it from
+    (solar_conformance/page/components.py) first, so that the Release resolves at once."""
     name = names.release(release)
+    publish_beside_upstream(landscape, operator.solar, name, namespace)
     operator.solar.create(
         new_object(
             "Release",
             name,
             namespace,
             spec={
-                "componentVersionRef": {"name": name},
+                "componentVersionRef": {"name": component_version_name(name)},
                 "uniqueName": f"{name}-{namespace}",
                 "targetNamespace": names.namespace(name),
             },
@@ -173,10 +179,15 @@ def _bind(operator: Operator, release: str, target: str, namespace: str) -> None
     )
 )
 def profile_with_selector(
-    operator: Operator, names: Names, release: str, namespace: str, selector: str
+    landscape: Landscape,
+    operator: Operator,
+    names: Names,
+    release: str,
+    namespace: str,
+    selector: str,
 ) -> None:
     ns = names.namespace(namespace)
-    name = _create_release(operator, names, release, ns)
+    name = _create_release(landscape, operator, names, release, ns)
     operator.solar.create(
         new_object(
             "Profile",
@@ -192,14 +203,19 @@ def profile_with_selector(
 
 
 @given(parsers.parse('the operator has created the Release "{release}" in namespace "{namespace}"'))
-def create_release(operator: Operator, names: Names, release: str, namespace: str) -> None:
-    _create_release(operator, names, release, names.namespace(namespace))
+def create_release(
+    landscape: Landscape, operator: Operator, names: Names, release: str, namespace: str
+) -> None:
+    _create_release(landscape, operator, names, release, names.namespace(namespace))
 
 
 @when(parsers.parse('the operator binds the Release "{release}" to "{target}"'))
-def bind_release(operator: Operator, you: You, names: Names, release: str, target: str) -> None:
+def bind_release(
+    landscape: Landscape, operator: Operator, you: You, names: Names, release: str, target: str
+) -> None:
     namespace = you.namespace_of(target)
-    _bind(operator, _create_release(operator, names, release, namespace), target, namespace)
+    name = _create_release(landscape, operator, names, release, namespace)
+    _bind(operator, name, target, namespace)
 
 
 @given(
@@ -208,11 +224,17 @@ def bind_release(operator: Operator, you: You, names: Names, release: str, targe
     )
 )
 def bind_release_first(
-    operator: Operator, names: Names, release: str, target: str, namespace: str
+    landscape: Landscape,
+    operator: Operator,
+    names: Names,
+    release: str,
+    target: str,
+    namespace: str,
 ) -> None:
     """The ReleaseBinding exists before the Target does, so before its token can."""
     ns = names.namespace(namespace)
-    _bind(operator, _create_release(operator, names, release, ns), names.target(target), ns)
+    name = _create_release(landscape, operator, names, release, ns)
+    _bind(operator, name, names.target(target), ns)
 
 
 @when(parsers.parse('the operator binds the existing Release "{release}" to "{target}"'))
