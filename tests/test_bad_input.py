@@ -192,6 +192,12 @@ OPTIONS = {
         ("-p", "tests.mutants.plugin", "--solar-mutant=nope"),
         ("no such mutant",),
     ),
+    "a -k that does not parse": (
+        ("-k", "revoked and"),
+        ("-k 'revoked and': not an expression (column 12", "join names with and, or, not"),
+    ),
+    "a -m that does not parse": (("-m", "spec and ("), ("-m 'spec and (': not an expression",)),
+    "a negative number of workers": (("-n", "-3"), ("-n -3: not a number of workers",)),
     "a timeout that is no number": (
         ("-o", "solar_timeout_flux=soon"),
         ("-o solar_timeout_flux=soon: solar_timeout_flux:", "not a number of seconds"),
@@ -226,3 +232,17 @@ def test_a_bad_setting_in_the_ini_file_is_named_with_its_line(project: Path) -> 
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("solar_timeout_m"))
     run = run_pytest(project, FEATURE, config=project / "pyproject.toml")
     one_line_exit_4(run, f"pyproject.toml:{line}: solar_timeout_margin: 'five'")
+
+
+@pytest.mark.parametrize("selection", [("-k", "no-such-scenario"), ("-m", "no_such_tag")])
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "workers"])
+def test_a_selection_that_matches_no_scenario_says_so(
+    project: Path, selection: tuple[str, str], workers: tuple[str, ...]
+) -> None:
+    """Not bad input (pytest's exit code 5), but a run that ran nothing names what selected
+    nothing and where to look up the names."""
+    run = run_pytest(project, FEATURE, *selection, *workers)
+    assert run.returncode == 5, run.stdout + run.stderr
+    assert "Verdict: nothing ran" in run.stdout, run.stdout
+    said = next(line for line in run.stdout.splitlines() if line.startswith("No scenario"))
+    assert f"{selection[0]} '{selection[1]}'" in said and "--collect-only" in said, said
