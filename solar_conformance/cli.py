@@ -15,13 +15,14 @@ only those; without, the whole page. Every other pytest option passes through (`
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module, resources
 from pathlib import Path
+
+from solar_conformance.core.command_line import BAD_INPUT, OneLineParser
 
 COMMANDS = {
     "local": "solar_conformance.backends.local.__main__",
@@ -45,7 +46,7 @@ def features_folder() -> Path:
 
 def run_arguments(argv: Sequence[str]) -> list[str]:
     """The pytest arguments of `solar-conformance run ARGV`."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="solar-conformance run",
         description="Run the agent-registration page against a SolAr landscape.",
         epilog="Other arguments are pytest's and the plugin's (pytest --help lists them).",
@@ -110,9 +111,16 @@ def _pytest(arguments: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
-    if not given or given[0] in ("-h", "--help"):
+    if given[:1] in (["-h"], ["--help"]):
         print(__doc__)
-        return 0 if given else 4
+        return 0
+    if not given:
+        print(
+            f"solar-conformance: name a command: run, {', '.join(COMMANDS)} "
+            "(solar-conformance --help says what each does)",
+            file=sys.stderr,
+        )
+        return BAD_INPUT
     command, rest = given[0], given[1:]
     if command == "run":
         # pytest in a process of its own: this one has imported the package already, and pytest
@@ -121,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments = run_arguments(rest)
         except BadRunArguments as bad:
             print(bad, file=sys.stderr)
-            return 4
+            return BAD_INPUT
         return _pytest(arguments)
     if command not in COMMANDS:
         print(
@@ -129,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"use one of: run, {', '.join(COMMANDS)}",
             file=sys.stderr,
         )
-        return 4
+        return BAD_INPUT
     entry: Callable[[Sequence[str]], int] = import_module(COMMANDS[command]).main
     return entry(rest)
 

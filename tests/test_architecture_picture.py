@@ -120,8 +120,8 @@ def _changed(old: str, new: str) -> list[str]:
         ("sim --> memory & reference", "sim --> memory & reference & local", "forbids"),
         # an arrow the rule allows and no import makes
         (
-            "cli --> report & local & kind & provision",
-            "cli --> report & local & kind & provision & core",
+            "entry --> plugin & steps & report",
+            "entry --> plugin & steps & report & core",
             "no import makes",
         ),
         # an arrow an import makes, left out

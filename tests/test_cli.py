@@ -78,3 +78,50 @@ def test_an_unknown_command_is_one_line_and_exit_4() -> None:
     assert done.stderr.strip().splitlines() == [
         "solar-conformance: unknown command 'rnu'; use one of: run, local, kind, report, provision"
     ]
+
+
+BAD_ARGUMENTS = {
+    "no command": ([], "solar-conformance: name a command: run, local, kind, report, provision"),
+    "run without the landscape file": (["run", "--landscape"], "--landscape: expected one"),
+    "report without its source": (["report"], "one of the arguments --records --cucumber"),
+    "compare without reports": (["report", "compare"], "required: before, after"),
+    "compare with one report": (["report", "compare", "a.yaml"], "required: after"),
+    "provision without a command": (["provision"], "required: command"),
+    "an unknown tool": (["provision", "tools", "build", "--only", "etcdd"], "'etcdd'"),
+    "an unknown engine action": (["provision", "engine", "restart"], "invalid choice"),
+    "a walk command without its action": (["local", "apiserver-url"], "needs unset or set"),
+    "a namespace that is no name": (["local", "up", "--namespace=Test_1"], "'Test_1' is not a"),
+    "a Target that is no name": (["kind", "up", "--target=cluster.1"], "'cluster.1' is not a"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGUMENTS))
+def test_bad_arguments_are_one_line_and_exit_4(case: str, tmp_path: Path) -> None:
+    """Before anything is built, started or written: no usage block, no exit code 2."""
+    argv, said = BAD_ARGUMENTS[case]
+    done = subprocess.run(
+        [sys.executable, "-m", "solar_conformance.cli", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "SOLAR_CONFORMANCE_CACHE": str(tmp_path / "cache"),
+            "DOCKER_HOST": f"unix://{tmp_path / 'no-engine.sock'}",
+        },
+    )
+    assert done.returncode == 4, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert said in line
+    assert not done.stdout and not list(tmp_path.iterdir()), "nothing printed or written"
+
+
+def test_help_is_the_usage_and_exit_0() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "solar_conformance.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "solar-conformance run" in done.stdout

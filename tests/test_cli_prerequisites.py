@@ -104,6 +104,23 @@ def test_a_local_holder_without_tools_exits_4_and_up_says_its_line(
     assert not (tmp_path / holder.STATE).exists()
 
 
+def test_a_holder_that_started_nothing_leaves_no_state_folder(
+    tmp_path: Path, no_tools: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    with pytest.raises(MissingPrerequisite, match="is not built"):
+        holder.up("solar_conformance.backends.local", state_dir, [], timeout=120)
+    assert not state_dir.exists(), "no folder holding only the log of a holder that stopped"
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/state"])
+def test_a_state_folder_that_cannot_be_made_is_one_line(tmp_path: Path, where: str) -> None:
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(MissingPrerequisite, match=r"--state-dir .*: cannot write there") as refused:
+        holder.up("solar_conformance.backends.local", tmp_path / where, [], timeout=120)
+    assert "\n" not in str(refused.value)
+
+
 # --- no Docker engine ---------------------------------------------------------------------------
 
 
@@ -117,8 +134,21 @@ def test_kind_without_an_engine_is_one_line_and_exit_4(
 ) -> None:
     monkeypatch.setattr(Toolchain, "require", lambda self, backend: None)  # tools are built
     status = kind_main([*argv, f"--state-dir={tmp_path / 'state'}"])
-    _one_line_and_4(status, capsys, "Docker engine", "provision engine start")
+    _one_line_and_4(
+        status,
+        capsys,
+        f"no Docker engine answers at {no_engine} (No such file or directory)",
+        "provision engine start",
+    )
     assert not (tmp_path / "state").exists()
+
+
+def test_the_harness_image_without_an_engine_is_one_line_and_exit_4(
+    no_engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine's line names where it looked, not a backend: the image is no kind's."""
+    line = _one_line_and_4(provision_main(["harness-image"]), capsys, no_engine)
+    assert "kind" not in line and "Error while fetching" not in line, line
 
 
 def test_provision_images_without_an_engine_is_one_line_and_exit_4(

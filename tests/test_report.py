@@ -515,6 +515,62 @@ def test_input_of_the_wrong_shape_is_one_line_and_exit_4(
     assert "Traceback" not in done.stderr
 
 
+def _report_command(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "solar_conformance.report", *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+UNREADABLE = {
+    "records that are not JSON": (("--records", "in.json"), "in.json is not JSON"),
+    "records that are not there": (("--records", "none.json"), "none.json: No such file"),
+    "a junit file that is not XML": (
+        ("--cucumber", "cucumber.json", "--junit", "in.json"),
+        "in.json is not JUnit XML",
+    ),
+    "a report that is not YAML": (("compare", "in.json", "in.json"), "in.json is not YAML ("),
+    "a report that is not there": (("compare", "none.yaml", "in.json"), "report none.yaml: No"),
+    "a report that is a folder": (("compare", "a", "in.json"), "report a: Is a directory"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+def test_a_file_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, case: str) -> None:
+    argv, said = UNREADABLE[case]
+    (tmp_path / "in.json").write_text("key: [one\nsecond: line: of: it\n")
+    (tmp_path / "cucumber.json").write_text("[]")
+    (tmp_path / "a").mkdir()
+    out = () if argv[0] == "compare" else ("--out=out.html",)
+    done = _report_command(tmp_path, *argv, *out)
+    assert done.returncode == 4, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert said in line and "Traceback" not in done.stderr
+    assert not (tmp_path / "out.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("outputs", "said"),
+    [
+        (("--out=out.html", "--conformance=no/conformance.yaml"), "no folder no to write it in"),
+        (("--out=a",), "a is a folder; name a file"),
+    ],
+)
+def test_a_report_that_cannot_be_written_writes_nothing(
+    tmp_path: Path, outputs: tuple[str, ...], said: str
+) -> None:
+    (tmp_path / "cucumber.json").write_text("[]")
+    (tmp_path / "a").mkdir()
+    done = _report_command(tmp_path, "--cucumber=cucumber.json", *outputs)
+    assert done.returncode == 4, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert said in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "cucumber.json"]
+
+
 # --- the plugin ---------------------------------------------------------------------------------
 FAILING_STEP = f"""
 from pytest_bdd import then

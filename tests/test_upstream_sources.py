@@ -189,8 +189,18 @@ def project(tmp_path: Path) -> Path:
     ("args", "words"),
     [
         (("--solar-upstream-chart=oci://h/c/solar:1",), ("not a chart reference",)),
-        (("--solar-upstream-chart=nowhere",), ("not a Helm chart", "nowhere")),
-        (("--solar-upstream-chart=x.tgz",), ("not a packaged Helm chart",)),
+        (("--solar-upstream-chart=nowhere",), ("'nowhere': no such file or folder",)),
+        (("--solar-upstream-chart=x.tgz",), ("'x.tgz': no such file or folder",)),
+        (("--solar-upstream-chart=features",), ("not a Helm chart", "features")),
+        (("--solar-upstream-chart=",), ("--solar-upstream-chart '': names no chart",)),
+        (
+            ("--solar-upstream-chart=https://example.com/charts/solar",),
+            ("only oci:// references are pulled",),
+        ),
+        (
+            ("--solar-upstream-chart=oci://h/c/solar", "--solar-upstream-bin=nowhere"),
+            ("--solar-upstream-bin nowhere: no such folder",),
+        ),
         (
             ("--solar-upstream-chart=oci://h/c/solar", "--solar-upstream-images=a/b:1"),
             ("names none of",),

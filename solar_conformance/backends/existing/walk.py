@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from solar_conformance.backends.existing import holder
 from solar_conformance.backends.existing.landscape_file import BadLandscapeFile
 from solar_conformance.core import yamlio
+from solar_conformance.core.command_line import BAD_INPUT, OneLineParser
 from solar_conformance.core.landscape import MissingPrerequisite
 
 DEFAULT_NAMESPACE = "test"
@@ -241,9 +243,16 @@ def token_requests(state_dir: Path, action: str, namespace: str) -> int:
     return 0
 
 
-# Bad input or a missing prerequisite (no landscape up, a landscape file that cannot be used, a
-# tool not built, no Docker engine): one line, this exit code, as everywhere in the harness.
-BAD_INPUT = 4
+# A namespace is a DNS label; a Target's name is part of the names SolAr derives from it
+# (bootstrap-<target>, its ServiceAccount), so it is kept as short as the steps keep it.
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+NAMESPACE_LIMIT = 63
+TARGET_LIMIT = 40
+
+
+def _is_name(name: str, limit: int) -> bool:
+    return len(name) <= limit and bool(DNS_LABEL.match(name))
+
 
 ACTIONS = {
     "apiserver-url": ("unset", "set"),
@@ -258,12 +267,6 @@ def _walk_command(args: argparse.Namespace, namespace: str) -> int:
     if args.command == "apiserver-url":
         return apiserver_url(args.state_dir, args.action)
     return token_requests(args.state_dir, args.action, namespace)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """Bad arguments: one line and exit code 4 (argparse prints its usage and exits 2)."""
-        self.exit(BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def one_line(problem: BaseException) -> str:
@@ -285,7 +288,7 @@ def main(
     """A backend's command line: its own commands (up, down, ...) and options, and the walk's.
     Bad arguments, no landscape up, a landscape file that cannot be used and the backend's
     `prerequisites` missing end the command in one line with exit code 4."""
-    parser = _Parser(
+    parser = OneLineParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     own_options(parser)
@@ -300,10 +303,21 @@ def main(
     allowed = ACTIONS.get(args.command)
     if allowed is None and args.action is not None:
         parser.error(f"{args.command} takes no action ({args.action})")
+    if allowed is not None and args.action is None:
+        parser.error(f"{args.command} needs {' or '.join(allowed)}")
     if allowed is not None and args.action not in allowed:
         parser.error(f"{args.command} takes {' or '.join(allowed)}, not {args.action}")
     if args.command == "namespace" and args.namespace is None:
         parser.error("namespace needs --namespace NAME")
+    for option, name, limit in (
+        ("--namespace", args.namespace, NAMESPACE_LIMIT),
+        ("--target", args.target, TARGET_LIMIT),
+    ):
+        if name is not None and not _is_name(name, limit):
+            parser.error(
+                f"{option} {name!r} is not a Kubernetes name: at most {limit} lower-case "
+                "letters, digits and '-', starting and ending with a letter or digit"
+            )
     namespace = args.namespace or DEFAULT_NAMESPACE
     refused: tuple[type[Exception], ...] = (
         NotUp,

@@ -125,6 +125,16 @@ def _chart_source(given: str, version: str | None) -> ChartSource:
                 "oci://HOST/PATH/solar and the version as --solar-upstream-version"
             )
         return ChartSource(given, version)
+    if not given.strip() or not Path(given).exists():
+        said = "no such file or folder"
+        if not given.strip():
+            said = "names no chart"
+        elif "://" in given:
+            said = "only oci:// references are pulled"
+        raise BadUpstream(
+            f"--solar-upstream-chart {given!r}: {said}; give charts/solar of SolAr's checkout, "
+            "a packaged .tgz or an oci:// reference"
+        )
     path = Path(given)
     if path.name.endswith(PACKAGE_SUFFIXES):
         if not path.is_file() or not _package_has_chart(path):
@@ -151,6 +161,11 @@ def _chart_source(given: str, version: str | None) -> ChartSource:
 
 
 def _binaries(bin_dir: Path) -> dict[str, Path]:
+    if not bin_dir.is_dir():
+        raise BadUpstream(
+            f"--solar-upstream-bin {bin_dir}: no such folder; give the folder that holds "
+            f"{', '.join(PROGRAMS)}"
+        )
     binaries = {program: bin_dir / program for program in PROGRAMS}
     absent = [name for name, path in binaries.items() if not _is_executable(path)]
     if absent:
