@@ -10,13 +10,13 @@ from typing import Any
 
 from solar_conformance.core import yamlio
 from solar_conformance.core.api import Obj
-from solar_conformance.core.conditions import secret_value
 from solar_conformance.core.helm_render import ChartRenderer, Installation, merged_values
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import Chart, RegistryClient
 from solar_conformance.page.charts import (
     bootstrap_chart,
     bootstrap_installation,
+    chart_secret_text,
     pull_source,
     release_source,
     rendered,
@@ -108,7 +108,7 @@ def _values_from(references: list[Obj], objects: list[Obj]) -> dict[str, Any]:
 
 def _text_under(holder: Obj, key: str) -> str | None:
     if holder.get("kind") == "Secret":
-        return (holder.get("stringData") or {}).get(key) or secret_value(holder, key)
+        return chart_secret_text(holder, key)
     value = (holder.get("data") or {}).get(key)
     return None if value is None else str(value)
 
