@@ -116,10 +116,11 @@ class _ToolchainWithKind:
 
 
 AUDIT_DIR = Path("/somewhere/audit")
+API_PORT = 43210
 
 
 def _config(upstream_node: bool) -> dict[str, Any]:
-    return kind_config(AUDIT_DIR, upstream_node)
+    return kind_config(AUDIT_DIR, upstream_node, API_PORT)
 
 
 def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
@@ -130,7 +131,7 @@ def test_the_offline_node_brings_its_own_cni_and_etcd_tag() -> None:
 
 def test_kinds_own_node_image_keeps_kindnetd_and_kubeadms_defaults() -> None:
     config = _config(upstream_node=True)
-    assert "networking" not in config
+    assert set(config["networking"]) == {"apiServerAddress", "apiServerPort"}  # CNI: kind's own
     assert config["kubeadmConfigPatches"] == [audit.kubeadm_patch()]
     assert [node["role"] for node in config["nodes"]] == ["control-plane"]
 
@@ -184,3 +185,12 @@ class _Engine:
 
     def get(self, _name: str) -> _Node:
         return self._node
+
+
+@pytest.mark.parametrize("upstream_node", [False, True])
+def test_the_api_server_is_published_on_loopback_at_the_port_the_harness_chose(
+    upstream_node: bool,
+) -> None:
+    networking = _config(upstream_node)["networking"]
+    assert networking["apiServerAddress"] == "127.0.0.1"
+    assert networking["apiServerPort"] == API_PORT

@@ -15,14 +15,17 @@ from solar_conformance.provision.toolchain.layout import default_cache_root
 POD_SUBNET = "10.244.0.0/16"  # the node's CNI conflist hands out 10.244.0.0/24 (first node)
 
 
-def kind_config(audit_dir: Path, upstream_node: bool) -> dict[str, Any]:
+def kind_config(audit_dir: Path, upstream_node: bool, api_server_port: int) -> dict[str, Any]:
     """kind's own node image (`upstream_node`) brings kindnetd and the etcd image kubeadm
-    expects; the offline one brings its own CNI conflist and etcd under a tag of its own."""
+    expects; the offline one brings its own CNI conflist and etcd under a tag of its own. The
+    API server is published on 127.0.0.1 at `api_server_port` (api_ports.py)."""
     node = {"role": "control-plane", "extraMounts": [audit.node_mount(audit_dir)]}
+    api_server = {"apiServerAddress": "127.0.0.1", "apiServerPort": api_server_port}
     if upstream_node:
         return {
             "kind": "Cluster",
             "apiVersion": "kind.x-k8s.io/v1alpha4",
+            "networking": api_server,
             "nodes": [node],
             "kubeadmConfigPatches": [audit.kubeadm_patch()],
         }
@@ -34,7 +37,7 @@ def kind_config(audit_dir: Path, upstream_node: bool) -> dict[str, Any]:
     return {
         "kind": "Cluster",
         "apiVersion": "kind.x-k8s.io/v1alpha4",
-        "networking": {"disableDefaultCNI": True, "podSubnet": POD_SUBNET},
+        "networking": {**api_server, "disableDefaultCNI": True, "podSubnet": POD_SUBNET},
         "nodes": [node],
         "kubeadmConfigPatches": [
             yaml.safe_dump(etcd_patch, sort_keys=False),
