@@ -14,13 +14,12 @@ import pytest
 
 from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.core.api import KINDS, new_object, serve_kinds
+from solar_conformance.core.catalog import COMPONENT_KINDS, COMPONENT_LABEL
 from solar_conformance.core.contract import Contract
 from solar_conformance.core.landscape import RegistryEndpoint
 from solar_conformance.core.upstream_parts import RENDERS_RELEASES_ENV, upstream_parts
 from solar_conformance.page.charts import pull_source
 from solar_conformance.page.components import (
-    COMPONENT_KINDS,
-    COMPONENT_LABEL,
     component_objects,
     component_version_name,
     publish,

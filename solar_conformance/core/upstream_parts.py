@@ -1,11 +1,13 @@
 """Which of SolAr's work upstream SolAr plays beside the reference (`--solar-impl=upstream`),
 beyond its API, its bindings and its finalizers (docs/backends/upstream.md, "Who plays what").
 
-One part can be switched so far: upstream's solar-renderer rendering the Releases a scenario
-binds, other than the agent's, from a ComponentVersion the harness publishes for each
-(solar_conformance/page/components.py). It is off unless `SOLAR_UPSTREAM_RENDERS_RELEASES=1`
-is in the environment of the run (and so of its workers), and it stays off by default until a
-run on kind against upstream has shown it; every other implementation ignores it.
+One part can be switched so far: upstream's solar-renderer rendering every Release a Target is
+bound to and its bootstrap chart. The harness publishes a ComponentVersion for each Release the
+scenarios create (solar_conformance/page/components.py), and the reference one per Target for
+that Target's agent release (solar_conformance/simulators/reference/upstream_delivery.py),
+rendering then only the agent charts. It is off unless `SOLAR_UPSTREAM_RENDERS_RELEASES=1` is in
+the environment of the run (and so of its workers), and it stays off by default until a run on
+kind against upstream has shown it; every other implementation ignores it.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ RENDERS_RELEASES_ENV = "SOLAR_UPSTREAM_RENDERS_RELEASES"
 
 @dataclass(frozen=True)
 class UpstreamParts:
-    # The harness publishes a chart, a Component and a ComponentVersion for every Release it
-    # creates that is not the agent's, so that upstream renders that Release.
+    # Upstream renders the Releases and the bootstrap charts, from ComponentVersions the harness
+    # and the reference publish; the reference renders only each Target's agent chart.
     renders_releases: bool = False
 
 

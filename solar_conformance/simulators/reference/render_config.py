@@ -17,6 +17,9 @@ class RendererConfig:
     resync_seconds: float = 1.0
     agent_interval_seconds: int = 10
     owns_bootstrap_version: bool = True  # False beside a SolAr that keeps its own (upstream's)
+    # Beside an upstream that renders the Releases: it renders the bootstrap charts, the
+    # reference only the agent charts and what upstream renders them from (upstream_delivery.py).
+    upstream_renders_bootstrap: bool = False
     agent_env: dict[str, str] = field(default_factory=dict)  # extra environment of the agent
 
 

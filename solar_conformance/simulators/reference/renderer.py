@@ -37,6 +37,10 @@ from solar_conformance.simulators.reference.render_config import (
     RendererConfig,
 )
 from solar_conformance.simulators.reference.render_reads import BatchReads, RenderReads
+from solar_conformance.simulators.reference.upstream_delivery import (
+    UpstreamDelivery,
+    kept_for_a_target,
+)
 
 
 @dataclass
@@ -50,6 +54,11 @@ class Renderer(RenderReads, ReleaseCharts, ChartPushes):
     _pushed: dict[str, tuple[str, str]] = field(default_factory=dict)  # repo -> (content, version)
     _rendered_from: dict[tuple[str, str], tuple[object, ...]] = field(default_factory=dict)
     _batch: BatchReads | None = None
+    _upstream: UpstreamDelivery | None = None
+
+    def __post_init__(self) -> None:
+        if self.config.upstream_renders_bootstrap:
+            self._upstream = UpstreamDelivery(self.solar, self.log)
 
     def reconcile_all(self) -> float:
         with self.batch():
@@ -73,16 +82,25 @@ class Renderer(RenderReads, ReleaseCharts, ChartPushes):
         bound: set[str] = set()
         for binding in self.bindings_of(target):
             release = self.read("Release", binding["spec"]["releaseRef"]["name"], namespace)
+            if kept_for_a_target(release):
+                continue  # what upstream renders this Target's agent release from
             bound.add(release["metadata"]["name"])
+            if self._upstream is not None and not self.is_agent_release(release):
+                continue  # upstream renders it from its ComponentVersion
             rendered_release = self.render_release(client, namespace, release, target)
             if rendered_release is not None:
                 rendered.append(rendered_release)
+                if self._upstream is not None:
+                    self._upstream.deliver(client, registry, target, release, rendered_release)
             elif self.credential_pending(release, target):
                 # The first bootstrap chart Flux sees must already carry the agent: wait for the
                 # token rather than push one without it (Flux polls it only every few minutes).
                 return
         if self._agent_binding_expected(target, bound):
             return  # a Profile will bind the agent release: wait for it, for the same reason
+        if self._upstream is not None:
+            self._rendered_from[(namespace, name)] = inputs
+            return  # upstream renders the bootstrap chart
         if not rendered:
             return  # nothing bound yet: an empty bootstrap chart would only make Flux wait a poll
         bootstrap = self.bootstrap_chart(
@@ -116,7 +134,7 @@ class Renderer(RenderReads, ReleaseCharts, ChartPushes):
     def chart_for(self, release: Obj, target: Obj) -> Chart | None:
         """The Release's chart for this Target; None for an agent release without a token."""
         name = release["metadata"]["name"]
-        if self.contract.agent_release_annotation not in annotations_of(release):
+        if not self.is_agent_release(release):
             return self.shared_release_chart(release)
         token = self.token_of(target)
         if token is None or not self.config.apiserver_url:
@@ -131,9 +149,12 @@ class Renderer(RenderReads, ReleaseCharts, ChartPushes):
             templates=self.agent_templates(name, target, kubeconfig),
         )
 
+    def is_agent_release(self, release: Obj) -> bool:
+        return self.contract.agent_release_annotation in annotations_of(release)
+
     def credential_pending(self, release: Obj, target: Obj) -> bool:
         """A credential release not rendered yet, whose token is still to come."""
-        if self.contract.agent_release_annotation not in annotations_of(release):
+        if not self.is_agent_release(release):
             return False
         condition = find_condition(target, self.contract.condition_type) or {}
         return condition.get("reason") not in ("Disabled", "Revoked", "MintFailed")
