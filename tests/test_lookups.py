@@ -75,18 +75,6 @@ STEP_LOOKUPS: dict[tuple[str, str, str], tuple[str, str]] = {
         "page",
         "the page's OCIRepository as you applied it, pointed with another regcred",
     ),
-    ("solar_conformance/steps/flux.py", "_release_objects", "OCIRepository"): (
-        "profile",
-        "the Flux pair of a Release, by the profile's release label",
-    ),
-    ("solar_conformance/steps/flux.py", "_release_objects", "HelmRelease"): (
-        "profile",
-        "the Flux pair of a Release, by the profile's release label",
-    ),
-    ("solar_conformance/steps/flux.py", "_into_target_namespace", "HelmRelease"): (
-        "profile",
-        "the HelmRelease of a Release, by the profile's release label",
-    ),
     ("solar_conformance/model/checks.py", "_reports_never_go_back", "TargetReport"): (
         "page",
         "named like its Target",

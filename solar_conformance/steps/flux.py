@@ -23,6 +23,7 @@ from solar_conformance.page.holders import (
     how_held,
     remember,
 )
+from solar_conformance.page.installed import keyed_to_release, release_pair
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.helm import CHART_RENDERER
@@ -39,14 +40,6 @@ def ready(obj: Obj) -> tuple[bool, Any]:
     }
 
 
-def _release_objects(landscape: Landscape, namespace: str, release: str) -> list[Obj]:
-    """The Flux pair the bootstrap chart made for `release` (label solar.opendefense.cloud/release)."""
-    label = {landscape.contract.release_label: release}
-    return landscape.target.list("OCIRepository", namespace, labels=label) + landscape.target.list(
-        "HelmRelease", namespace, labels=label
-    )
-
-
 def _installed(
     landscape: Landscape,
     waiter: Waiter,
@@ -56,7 +49,7 @@ def _installed(
     timeout: float | None = None,
 ) -> None:
     def probe() -> tuple[bool, Any]:
-        pair = _release_objects(landscape, namespace, release)
+        pair = release_pair(landscape, namespace, release)
         states = {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair}
         complete = {o["kind"] for o in pair} == {"OCIRepository", "HelmRelease"}
         return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
@@ -71,9 +64,8 @@ def _into_target_namespace(landscape: Landscape, namespace: str, release: str) -
     wanted = (
         landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
     )
-    for helm_release in landscape.target.list(
-        "HelmRelease", namespace, labels={landscape.contract.release_label: release}
-    ):
+    pair = release_pair(landscape, namespace, release)
+    for helm_release in (o for o in pair if o["kind"] == "HelmRelease"):
         meta = helm_release["metadata"]
         into = helm_release.get("spec", {}).get("targetNamespace") or meta["namespace"]
         assert into == (wanted or meta["namespace"]), (
@@ -106,11 +98,9 @@ def agent_installed(
         release,
         f"Flux installs the agent release {release} of {target}",
     )
-    deployments = [
-        d
-        for d in scenario_objects(landscape, names, "Deployment")
-        if d["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
-    ]
+    deployments = keyed_to_release(
+        landscape, namespace, release, scenario_objects(landscape, names, "Deployment")
+    )
     assert deployments, f"the agent release {release} installed no Deployment"
 
 
@@ -169,17 +159,17 @@ def agent_upgraded(
 
     def probe() -> tuple[bool, Any]:
         try:
-            pair = _release_objects(landscape, namespace, release)
+            pair = release_pair(landscape, namespace, release)
+            secrets = keyed_to_release(
+                landscape, namespace, release, scenario_objects(landscape, names, "Secret")
+            )
         except ApiError as error:
             return False, error
         # The agent release's Secrets that hold a kubeconfig under the profile's key (it may
         # install other Secrets too: a CA bundle, say).
         key = landscape.contract.agent_kubeconfig_key
         kubeconfigs = [
-            kubeconfig_from_secret(s, key)
-            for s in scenario_objects(landscape, names, "Secret")
-            if s["metadata"].get("labels", {}).get(landscape.contract.release_label) == release
-            and key in (s.get("data") or {})
+            kubeconfig_from_secret(s, key) for s in secrets if key in (s.get("data") or {})
         ]
         fresh = bool(kubeconfigs) and all(
             k is not None and not same_secret(k.token, old) for k in kubeconfigs

@@ -5,11 +5,12 @@ the agent release installs, how often and how the agent reports, and what else i
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from typing import Any
 
 from solar_conformance.core import yamlio
-from tests.mutants.model import Wrapped, patch, variant
+from tests.mutants.model import Patch, Wrapped, patch, variant
 
 CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
 PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
@@ -221,6 +222,93 @@ variant(
     "the bootstrap chart also installs a ConfigMap that names its Target, beside the "
     "OCIRepository/HelmRelease pair of each bound Release",
     _bootstrap_with_more,
+)
+
+
+# --- how the bootstrap chart keys a Release, as upstream SolAr keys it ---------------------------
+def _upstream_label_value(key: str) -> str:
+    """Upstream's label value for a key: beyond 63 characters its first 52, `-` and the first 10
+    hex digits of its SHA-256."""
+    if len(key) <= 63:
+        return key
+    return f"{key[:52]}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+
+
+def _effective_unique_name(renderer: Any, release: str, namespace: str) -> str:
+    found = renderer.read("Release", release, namespace)
+    unique = (found.get("spec") or {}).get("uniqueName") or (found.get("status") or {}).get(
+        "effectiveUniqueName"
+    )
+    return str(unique or release)
+
+
+def _rekeyed(renderer: Any, text: str, namespace: str, annotate: bool) -> str:
+    """Every object (and pod template) the reference labels with a Release's name, keyed with
+    the Release's effective uniqueName instead: as a label, or as an annotation alone."""
+    label = renderer.contract.release_label
+    documents = _documents(text)
+    for doc in documents:
+        template = ((doc.get("spec") or {}).get("template") or {}).get("metadata")
+        for meta in (m for m in (doc.get("metadata"), template) if m):
+            # a YAML alias makes the pod template's labels those of the Deployment: apart
+            meta["labels"] = dict(meta.get("labels") or {})
+            release = meta["labels"].pop(label, None)
+            if release is None:
+                continue
+            key = _effective_unique_name(renderer, release, namespace)
+            if annotate:
+                meta.setdefault("annotations", {})[label] = key
+            else:
+                meta["labels"][label] = _upstream_label_value(key)
+    return _dumped(documents)
+
+
+def _keyed_by_unique_name(annotate: bool) -> tuple[Patch, Patch]:
+    @patch(f"{CHARTS}.bootstrap_chart")
+    def _bootstrap(original: Any) -> Any:
+        def bootstrap_chart(
+            self: Any, target: str, namespace: str, registry: Any, releases: Any
+        ) -> Any:
+            chart = original(self, target, namespace, registry, releases)
+            templates = {
+                name: _rekeyed(self, text, namespace, annotate)
+                for name, text in chart.templates.items()
+            }
+            return dataclasses.replace(chart, templates=templates)
+
+        return bootstrap_chart
+
+    @patch(f"{CHARTS}.agent_templates")
+    def _agent(original: Any) -> Any:
+        def agent_templates(
+            self: Any, release: str, target: Any, kubeconfig: str
+        ) -> dict[str, str]:
+            namespace = target["metadata"]["namespace"]
+            templates = original(self, release, target, kubeconfig)
+            return {
+                name: _rekeyed(self, text, namespace, annotate) for name, text in templates.items()
+            }
+
+        return agent_templates
+
+    return _bootstrap, _agent
+
+
+variant(
+    "variant-releases-keyed-by-unique-name",
+    ("table-flux", "table-renderer"),
+    "the bootstrap chart's OCIRepository/HelmRelease pairs and what the agent release installs "
+    "are labelled with the Release's uniqueName (shortened beyond 63 characters), not its name, "
+    "as upstream SolAr labels them",
+    *_keyed_by_unique_name(annotate=False),
+)
+
+variant(
+    "variant-releases-keyed-by-annotation",
+    ("table-flux", "table-renderer"),
+    "the bootstrap chart's OCIRepository/HelmRelease pairs and what the agent release installs "
+    "carry the Release's uniqueName as an annotation under the release label, and no such label",
+    *_keyed_by_unique_name(annotate=True),
 )
 
 
