@@ -23,3 +23,18 @@ def test_only_the_agent_image_naming_the_target_and_its_namespace() -> None:
     found = list(agent_containers(pods, "solar-agent", "test", "cluster-1"))
     assert found == [AgentContainer("test", "a", "agent")]
     assert found[0].key == "test/a"
+
+
+def test_the_agent_image_from_a_registry_with_a_port_or_pinned_by_digest() -> None:
+    mine = ["--target=cluster-1", "--namespace=test"]
+    image = "registry.example:5000/solar-agent"
+    digest = "sha256:" + "ab" * 32
+    pods = [
+        pod("test", "a", f"{image}:0.1.0", mine),
+        pod("test", "b", f"{image}@{digest}", mine),
+        pod("test", "c", f"{image}:0.1.0@{digest}", mine),
+        pod("test", "d", "registry.example:5000/other:0.1.0", mine),
+        pod("test", "e", "registry.example:5001/solar-agent:0.1.0", mine),
+    ]
+    found = [c.pod for c in agent_containers(pods, image, "test", "cluster-1")]
+    assert found == ["a", "b", "c"]

@@ -16,6 +16,7 @@ from solar_conformance.core.api import ApiError, ClusterAPI, Obj
 from solar_conformance.core.clock import Clock, LoopHandle, utc
 from solar_conformance.core.conditions import secret_value, set_condition
 from solar_conformance.core.contract import Contract
+from solar_conformance.core.images import image_repository
 from solar_conformance.simulators.reference.agent import Agent, Connect
 
 RESYNC_SECONDS = 30.0
@@ -80,7 +81,8 @@ class SimKubelet:
     def _is_agent(self, deployment: Obj) -> bool:
         containers = deployment["spec"]["template"]["spec"].get("containers") or []
         return any(
-            str(c.get("image", "")).split(":")[0] == self.contract.agent_image for c in containers
+            image_repository(str(c.get("image", ""))) == self.contract.agent_image
+            for c in containers
         )
 
     def _mark_available(self, deployment: Obj) -> None:

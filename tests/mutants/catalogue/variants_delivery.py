@@ -507,3 +507,34 @@ variant(
     "every chart is also pushed under the tag latest, which the page's semver range never picks",
     _also_latest,
 )
+
+
+# --- the agent's image, written otherwise ---------------------------------------------------------
+_AGENT_DIGEST = "sha256:" + hashlib.sha256(b"solar-agent").hexdigest()
+
+
+@patch(f"{CHARTS}.agent_templates")
+def _image_by_digest(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        templates = original(self, release, target, kubeconfig)
+        out = {}
+        for file, text in templates.items():
+            documents = _documents(text)
+            for doc in documents:
+                if doc["kind"] == "Deployment":
+                    for container in doc["spec"]["template"]["spec"]["containers"]:
+                        container["image"] = f"{container['image']}@{_AGENT_DIGEST}"
+            out[file] = _dumped(documents)
+        return out
+
+    return agent_templates
+
+
+variant(
+    "variant-agent-image-by-digest-from-a-registry-port",
+    ("table-renderer", "table-agent"),
+    "the agent image lies in a registry with a port and is pinned by digest "
+    "(registry.solar.example:5000/solar/agent:0.1.0@sha256:...), as its profile names it",
+    _image_by_digest,
+    profile={"agent_image": "registry.solar.example:5000/solar/agent"},
+)
