@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from solar_conformance.core.credentials import (
     basic_auth,
     credentials_for,
     dockerconfigjson,
+    same_server,
 )
 
 users = st.text(
@@ -57,3 +59,39 @@ def test_kubeconfig_round_trips(token: str) -> None:
     back = TokenKubeconfig.parse(kubeconfig.render())
     assert back == kubeconfig
     assert token not in repr(back)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://solar.example:6443",
+        "https://solar.example:6443/",
+        "HTTPS://Solar.Example:6443",
+        "https://SOLAR.EXAMPLE:6443//",
+    ],
+)
+def test_a_server_url_is_the_same_with_a_trailing_slash_or_in_capitals(written: str) -> None:
+    assert same_server(written, "https://solar.example:6443")
+    assert same_server("https://solar.example:6443/", written)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://solar.example",  # the default port is not filled in
+        "https://solar.example:443",
+        "https://solar.example:6444",
+        "http://solar.example:6443",
+        "https://other.example:6443",
+        "https://solar.example.evil:6443",
+        "https://solar.example:6443/prefix",
+        "https://user@solar.example:6443",
+    ],
+)
+def test_another_host_port_scheme_or_path_is_another_server(written: str) -> None:
+    assert not same_server(written, "https://solar.example:6443")
+
+
+def test_a_path_counts_without_its_trailing_slash() -> None:
+    assert same_server("https://solar.example/k8s/", "https://solar.example/k8s")
+    assert not same_server("https://solar.example/K8S", "https://solar.example/k8s")

@@ -6,6 +6,7 @@ import base64
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from solar_conformance.core import yamlio
 
@@ -56,6 +57,26 @@ class TokenKubeconfig:
             ca_pem=base64.b64decode(ca).decode() if ca else "",
             insecure=bool(cluster.get("insecure-skip-tls-verify", False)),
         )
+
+
+def same_server(url: str, other: str) -> bool:
+    """Whether two API server URLs name the same server: the scheme and host without regard to
+    case (as URLs and DNS read them) and the path without a trailing slash. The port counts as
+    written: `https://h:6443/` is `https://h:6443`, `https://h` is not `https://h:443`."""
+    return _server_key(url) == _server_key(other)
+
+
+def _server_key(url: str) -> tuple[str, ...]:
+    parts = urlsplit(url)
+    userinfo, at, host_and_port = parts.netloc.rpartition("@")
+    return (
+        parts.scheme.lower(),
+        userinfo + at,
+        host_and_port.lower(),
+        parts.path.rstrip("/"),
+        parts.query,
+        parts.fragment,
+    )
 
 
 def basic_auth(username: str, password: str) -> str:

@@ -6,6 +6,7 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
+from solar_conformance.core.credentials import same_server
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import RegistryClient
 from solar_conformance.core.redact import same_secret
@@ -68,7 +69,7 @@ def agent_release_holds_credential(landscape: Landscape, you: You, target: str) 
     secret = token_secret(landscape, namespace, target)
     assert kubeconfig is not None, f"no kubeconfig in {chart.name}:{chart.version}"
     assert secret is not None, f"{target} has no token Secret"
-    assert kubeconfig.server == landscape.solar_api_url, (
+    assert same_server(kubeconfig.server, landscape.solar_api_url), (
         f"the kubeconfig points at {kubeconfig.server}, not at {landscape.solar_api_url}"
     )
     assert same_secret(kubeconfig.token, token_in(landscape, secret)), (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from solar_conformance.core.api import Unreachable
+from solar_conformance.core.credentials import same_server
 from solar_conformance.simulators.memory.client import InMemoryClient
 from solar_conformance.simulators.memory.cluster import InMemoryCluster
 from solar_conformance.simulators.memory.registry import InMemoryRegistry, InMemoryRegistryClient
@@ -19,11 +20,13 @@ class SimNetwork:
             raise Unreachable(address)
 
     def connect_cluster(self, server: str, token: str, field_manager: str) -> InMemoryClient:
-        cluster = self.clusters.get(server.rstrip("/"))
-        if cluster is None:
+        """The API server `server` names, however it is written (a host in capitals, a trailing
+        slash), as a client's resolver and the server's router read the URL."""
+        address = next((url for url in self.clusters if same_server(url, server)), None)
+        if address is None:
             raise Unreachable(server)
-        client = cluster.with_token(token, field_manager)
-        client.gate = lambda: self._gate(server.rstrip("/"))
+        client = self.clusters[address].with_token(token, field_manager)
+        client.gate = lambda: self._gate(address)
         return client
 
     def connect_registry(

@@ -8,8 +8,10 @@ import dataclasses
 import hashlib
 import re
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from solar_conformance.core import yamlio
+from solar_conformance.core.credentials import TokenKubeconfig
 from tests.mutants.model import Patch, Wrapped, patch, variant
 
 CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
@@ -509,7 +511,7 @@ variant(
 )
 
 
-# --- the agent's image, written otherwise ---------------------------------------------------------
+# --- the agent's image and the SolAr API server's URL, written otherwise --------------------------
 _AGENT_DIGEST = "sha256:" + hashlib.sha256(b"solar-agent").hexdigest()
 
 
@@ -537,4 +539,25 @@ variant(
     "(registry.solar.example:5000/solar/agent:0.1.0@sha256:...), as its profile names it",
     _image_by_digest,
     profile={"agent_image": "registry.solar.example:5000/solar/agent"},
+)
+
+
+@patch(f"{CHARTS}.agent_templates")
+def _server_written_otherwise(original: Any) -> Any:
+    def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
+        parsed = TokenKubeconfig.parse(kubeconfig)
+        parts = urlsplit(parsed.server)
+        server = urlunsplit(parts._replace(netloc=parts.netloc.upper(), path=f"{parts.path}/"))
+        rewritten = dataclasses.replace(parsed, server=server).render()
+        return dict(original(self, release, target, rewritten))
+
+    return agent_templates
+
+
+variant(
+    "variant-kubeconfig-server-written-otherwise",
+    ("table-renderer", "setup-page"),
+    "the agent's kubeconfig names the SolAr API server with its host in capitals and a trailing "
+    "slash (https://SOLAR-APISERVER.SOLAR-SYSTEM.SVC:6443/): the same server as apiserverURL",
+    _server_written_otherwise,
 )
