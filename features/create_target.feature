@@ -96,7 +96,8 @@ Feature: What happens when you create a Target
 
     Scenario: Every Target in the namespace is bound to the agent Release
       When I create the Targets "cluster-1", "cluster-2" and "cluster-3" in namespace "test"
-      Then each of "cluster-1", "cluster-2" and "cluster-3" is bound to the agent Release
+      And I create the Target "cluster-4" in namespace "test" labelled "tier=edge"
+      Then each of "cluster-1", "cluster-2", "cluster-3" and "cluster-4" is bound to the agent Release
 
     Scenario: A Profile only matches Targets in its own namespace
       Given namespace "other" holds no solar-agent setup

@@ -167,6 +167,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "profile-empty-selector-matches-nothing": (EVERY_TARGET,),
     "profile-ignores-selector": (SELECTOR,),
     "profile-binds-first-target-only": (EVERY_TARGET,),
+    "profile-empty-selector-matches-only-unlabelled": (EVERY_TARGET,),
     "profile-status-not-counted": (STATUS,),
     "solar-apiserver-url-read-once": (LATER_URL,),
     "agent-silent": (AGENT,),

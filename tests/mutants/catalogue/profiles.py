@@ -42,6 +42,23 @@ def _empty_matches_nothing(original: Any) -> Any:
 
 
 @mutant(
+    "profile-empty-selector-matches-only-unlabelled",
+    ("empty-selector",),
+    "an empty targetSelector matches only the Targets that carry no labels",
+    "solar_conformance.simulators.reference.bindings:selector_matches",
+    rebind=("solar_conformance.simulators.reference.renderer",),
+)
+def _empty_matches_unlabelled(original: Any) -> Any:
+    def selector_matches(selector: Any, labels: Any) -> bool:
+        requires = selector and (selector.get("matchLabels") or selector.get("matchExpressions"))
+        if selector is not None and not requires:
+            return not labels
+        return bool(original(selector, labels))
+
+    return selector_matches
+
+
+@mutant(
     "profile-ignores-selector",
     "setup-page",
     "a Profile binds every Target of its namespace, whatever its targetSelector says",
