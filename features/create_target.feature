@@ -41,14 +41,17 @@ Feature: What happens when you create a Target
       And the token of "cluster-1" is in no other object on the SolAr API server
 
     Scenario: solar-renderer renders the agent release with the kubeconfig and the token
+      Given the operator has bound the Release "podinfo" to "cluster-1" in namespace "test"
       When I create the Target "cluster-1" in namespace "test"
       Then solar-renderer pushes the agent release of "cluster-1" to the render registry
       And the agent release of "cluster-1" holds a kubeconfig for the SolAr API with the token from its Secret
       And that kubeconfig trusts the SolAr API server's certificate authority and does not skip verification
+      And solar-renderer pushes a bootstrap chart of "cluster-1" that carries the Release "podinfo"
       And the render registry holds the token of "cluster-1" only in the kubeconfig Secret of its agent release
 
     Scenario: Flux on the target pulls and installs the agent release, like every other bound Release
       Given I have created the Target "cluster-1" in namespace "test"
+      And the operator has bound the Release "podinfo" to "cluster-1" in namespace "test"
       When I run the first-contact step for "cluster-1"
       Then Flux on the target installs the agent release of "cluster-1"
       And Flux on the target reports every bound Release of "cluster-1" as Ready

@@ -181,6 +181,42 @@ def _token_in_annotations(original: Any) -> Any:
     return push
 
 
+@mutant(
+    "renderer-kubeconfig-in-every-release",
+    ("table-renderer", "table-flux"),
+    "every other Release bound to a Target is rendered for that Target alone, with a Secret "
+    "that carries the agent's kubeconfig and token",
+    f"{R}.chart_for",
+)
+def _kubeconfig_in_every_release(original: Any) -> Any:
+    from solar_conformance.core import yamlio
+    from solar_conformance.core.api import annotations_of
+    from solar_conformance.core.credentials import TokenKubeconfig
+
+    def chart_for(self: Any, release: Any, target: Any) -> Any:
+        chart = original(self, release, target)
+        token = self.token_of(target)
+        agent = self.contract.agent_release_annotation in annotations_of(release)
+        if chart is None or agent or token is None or not self.config.apiserver_url:
+            return chart
+        kubeconfig = TokenKubeconfig(
+            self.config.apiserver_url, token, self.config.apiserver_ca_pem
+        ).render()
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": f"{release['metadata']['name']}-solar-kubeconfig"},
+            "stringData": {self.contract.agent_kubeconfig_key: kubeconfig},
+        }
+        return dataclasses.replace(
+            chart,
+            name=f"{chart.name}-{target['metadata']['name']}",
+            templates={**chart.templates, "kubeconfig.yaml": yamlio.dump(secret)},
+        )
+
+    return chart_for
+
+
 # --- registry reads by digest and by HEAD ----------------------------------------------------------
 @mutant(
     "registry-manifests-by-digest-unchecked",

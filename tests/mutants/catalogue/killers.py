@@ -316,6 +316,7 @@ KILLERS.update(
         "renderer-agent-kubeconfig-copied-to-default": (RENDERER, FLUX_INSTALLS),
         "renderer-agent-token-in-values": (RENDERER,),
         "renderer-agent-token-in-chart-annotations": (RENDERER,),
+        "renderer-kubeconfig-in-every-release": (RENDERER, FLUX_INSTALLS),
         "registry-manifests-by-digest-unchecked": (OTHER_CHARTS, PULL_REFUSED),
         "registry-head-unchecked": (OTHER_CHARTS, PULL_REFUSED),
         "registry-password-ignores-case": (PULL_REFUSED,),
