@@ -63,6 +63,20 @@ Feature: The credential's scope
         | get, update | its own TargetReport | yes                                            |
         | patch       | its own TargetReport | either: the rule "update includes patch" decides |
 
+  @defined-here
+  Rule: The credential's scope holds for every token it gets: a rotation on request issues a token that may do no more than the first
+
+    Scenario: After a rotation on request, the new token can do exactly what the page grants
+      Given I have requested a new credential for "cluster-1"
+      And the condition message names the Secret that now holds the new token of "cluster-1" and that token's expiry
+      And the agent of "cluster-1" holds its token
+      When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
+      Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
+        | verbs       | on                   | allowed                                        |
+        | get         | its own Target       | yes                                            |
+        | get, update | its own TargetReport | yes                                            |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+
   @spec
   Rule: The token cannot give itself more than that
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from solar_conformance.core.api import ApiError
+from solar_conformance.core.api import SOLAR_GROUP, ApiError, annotations_of
 from solar_conformance.core.clock import utc
 from tests.mutants.model import Patch, mutant
 
@@ -82,6 +82,35 @@ mutant(
         lambda rules: rules.append({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]})
     )
 )
+
+
+_LIST_TARGETS = {
+    "apiGroups": [SOLAR_GROUP],
+    "resources": ["targets"],
+    "verbs": ["list"],
+}
+
+
+@mutant(
+    "controller-role-widened-on-rotation",
+    ("scope", "scope-new-token"),
+    "once a new credential is requested, the agent's Role also allows list on Targets: the new "
+    "token may list every Target of its namespace",
+    f"{ACCESS}.ensure_access",
+)
+def _widened_on_rotation(original: Any) -> Any:
+    def ensure_access(self: Any, target: Any, names: Any, labels: Any) -> None:
+        if self.contract.rotation_annotation not in annotations_of(target):
+            original(self, target, names, labels)
+            return
+        granted = self.agent_rules
+        self.agent_rules = lambda name: [*granted(name), _LIST_TARGETS]
+        try:
+            original(self, target, names, labels)
+        finally:
+            del self.agent_rules
+
+    return ensure_access
 
 
 def _binding(change: Any) -> Any:

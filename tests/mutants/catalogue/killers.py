@@ -6,6 +6,7 @@ from __future__ import annotations
 
 GRANT = "The token can do exactly what the page grants"
 NAMESAKE = "The token reaches nothing of a Target of the same name in another namespace"
+ROTATED_GRANT = "After a rotation on request, the new token can do exactly what the page grants"
 RULES = "The SolAr API server's own list of what the token may do is the page's grant"
 IMPERSONATE = "The token cannot act as anyone else"
 PATCH = "The agent may patch its own TargetReport"
@@ -111,6 +112,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-role-no-get-target": (AGENT,),
     "controller-role-no-patch": (PATCH,),
     "controller-role-reads-secrets": (GRANT,),
+    "controller-role-widened-on-rotation": (ROTATED_GRANT,),
     "controller-binds-whole-namespace": (GRANT,),
     "controller-binds-default-account": (CONTROLLER,),
     "controller-no-owner-references": (OWNED,),
