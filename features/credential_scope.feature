@@ -13,7 +13,10 @@ Feature: The credential's scope
   namespace, in another namespace that holds a Target, in every other namespace
   the SolAr API server holds, across all namespaces and at the cluster scope. Writes are sent as dry runs: the API server decides
   who may write before it looks at dry run, so nothing changes even where a
-  SolAr lets too much through. Beyond the page's grant, the token may do only
+  SolAr lets too much through. To read its own Target or TargetReport, the agent
+  may also list and watch it narrowed to its name (Kubernetes reads by get, list
+  and watch); a list or watch of more than that object is more than reading it.
+  Beyond the page's grant, the token may do only
   what Kubernetes lets every authenticated user do: ask who it is and what it
   may do (the list is in docs/contracts.md). The API server's own list of what
   the token may do is asked for in every namespace it holds, not only in those
@@ -36,18 +39,22 @@ Feature: The credential's scope
     Scenario: The token can do exactly what the page grants
       When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
       Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
-        | verbs       | on                   | allowed                                        |
-        | get         | its own Target       | yes                                            |
-        | get, update | its own TargetReport | yes                                            |
-        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+        | verbs       | on                   | allowed                                                       |
+        | get         | its own Target       | yes                                                           |
+        | get, update | its own TargetReport | yes                                                           |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides              |
+        | list, watch | its own Target       | either: reading it by its name may also list and watch it     |
+        | list, watch | its own TargetReport | either: reading it by its name may also list and watch it     |
 
     Scenario: The SolAr API server's own list of what the token may do is the page's grant
       When the agent of "cluster-1" asks the SolAr API server what it may do in namespaces "test" and "other"
       Then in "test" the list is exactly this, beyond what every authenticated user may do:
-        | verbs       | on                   | allowed                                        |
-        | get         | its own Target       | yes                                            |
-        | get, update | its own TargetReport | yes                                            |
-        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+        | verbs       | on                   | allowed                                                       |
+        | get         | its own Target       | yes                                                           |
+        | get, update | its own TargetReport | yes                                                           |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides              |
+        | list, watch | its own Target       | either: reading it by its name may also list and watch it     |
+        | list, watch | its own TargetReport | either: reading it by its name may also list and watch it     |
       And in "other" the list is only what every authenticated user may do
       And in every other namespace of the SolAr cluster the list is only what every authenticated user may do
 
@@ -58,10 +65,12 @@ Feature: The credential's scope
       Given a Target of the same name, "cluster-1", in namespace "other" has its own credential
       When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
       Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
-        | verbs       | on                   | allowed                                        |
-        | get         | its own Target       | yes                                            |
-        | get, update | its own TargetReport | yes                                            |
-        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+        | verbs       | on                   | allowed                                                       |
+        | get         | its own Target       | yes                                                           |
+        | get, update | its own TargetReport | yes                                                           |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides              |
+        | list, watch | its own Target       | either: reading it by its name may also list and watch it     |
+        | list, watch | its own TargetReport | either: reading it by its name may also list and watch it     |
 
   @defined-here
   Rule: The credential's scope holds for every token it gets: a rotation on request issues a token that may do no more than the first

@@ -348,21 +348,6 @@ def _token_on_target(original: Any) -> Any:
 
 # --- the credential's scope -----------------------------------------------------------------------
 @mutant(
-    "controller-role-watches-own-target",
-    "scope",
-    "the Role also lets the agent watch (and list) its own Target by name",
-    f"{ACCESS}.agent_rules",
-)
-def _watch_target(original: Any) -> Any:
-    def agent_rules(target: str) -> list[Any]:
-        rules: list[Any] = list(original(target))
-        rules[0] = {**rules[0], "verbs": ["get", "list", "watch"]}
-        return rules
-
-    return agent_rules
-
-
-@mutant(
     "controller-role-deletes-own-report",
     ("scope", "scope-patch"),
     "the Role also lets the agent delete its own TargetReport",

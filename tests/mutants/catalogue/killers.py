@@ -272,7 +272,6 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "controller-deletion-takes-the-namespace": (OTHERS_KEPT,),
     "controller-token-in-event": (CONTROLLER,),
     "controller-token-in-target-annotation": (CONTROLLER,),
-    "controller-role-watches-own-target": (GRANT,),
     "controller-role-deletes-own-report": (GRANT,),
     "controller-binds-namespace-serviceaccounts": (GRANT,),
     "profile-never-unbinds": (

@@ -283,6 +283,26 @@ variant(
 )
 
 
+@patch(f"{ACCESS}.agent_rules")
+def _read_by_list_and_watch(original: Any) -> Any:
+    def agent_rules(target: str) -> list[Any]:
+        rules = [dict(rule) for rule in original(target)]
+        for rule in rules:
+            rule["verbs"] = [*rule["verbs"], "list", "watch"]
+        return rules
+
+    return agent_rules
+
+
+variant(
+    "variant-role-reads-by-list-and-watch",
+    "scope",
+    "the Role also lets the agent list and watch its own Target and TargetReport, narrowed to "
+    "their names (resourceNames), as Kubernetes reads an object by get, list and watch",
+    _read_by_list_and_watch,
+)
+
+
 def _revoked(self: Any, target: Any) -> bool:
     annotations = target["metadata"].get("annotations") or {}
     return bool(annotations.get(self.contract.revocation_annotation) == self.contract.revoked_value)
