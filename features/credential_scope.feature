@@ -81,10 +81,12 @@ Feature: The credential's scope
       And the agent of "cluster-1" holds its token
       When the agent of "cluster-1" tries every verb on every resource the SolAr API server serves
       Then the SolAr API server allows exactly this, beyond what it allows every authenticated user:
-        | verbs       | on                   | allowed                                        |
-        | get         | its own Target       | yes                                            |
-        | get, update | its own TargetReport | yes                                            |
-        | patch       | its own TargetReport | either: the rule "update includes patch" decides |
+        | verbs       | on                   | allowed                                                       |
+        | get         | its own Target       | yes                                                           |
+        | get, update | its own TargetReport | yes                                                           |
+        | patch       | its own TargetReport | either: the rule "update includes patch" decides              |
+        | list, watch | its own Target       | either: reading it by its name may also list and watch it     |
+        | list, watch | its own TargetReport | either: reading it by its name may also list and watch it     |
 
   @spec
   Rule: The token cannot give itself more than that
