@@ -13,7 +13,7 @@ from solar_conformance.core.redact import leaks_encoded
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.page.lookup import token_in, token_secret
 from solar_conformance.plugin.actors import You
-from solar_conformance.steps.agent._rejections import rejections
+from solar_conformance.steps.agent._rejections import rejections, says_unreachable
 from solar_conformance.steps.common import quoted_names
 
 
@@ -27,9 +27,6 @@ def agent_logs_rejection(landscape: Landscape, you: You, waiter: Waiter) -> None
             return bool(rejected), rejected[-5:] or "no rejection logged yet"
 
         waiter.until(f"the agent of {target} logs 401 Unauthorized", probe, kind="report")
-
-
-UNREACHABLE_WORDS = ("connection refused", "unreachable", "timed out", "no route to host")
 
 
 @then(
@@ -46,11 +43,7 @@ def agent_logs_unreachable(
 
     def probe() -> tuple[bool, Any]:
         lines = [line for pod in landscape.agent_logs(namespace, target).values() for line in pod]
-        failed = [
-            line
-            for line in lines
-            if "failed" in line and any(word in line.lower() for word in UNREACHABLE_WORDS)
-        ]
+        failed = [line for line in lines if says_unreachable(line)]
         return len(failed) >= count, lines[-5:] or "no agent pod of this Target yet"
 
     waiter.until(

@@ -24,6 +24,7 @@ from solar_conformance.page.lookup import (
 )
 from solar_conformance.page.reading import rfc3339
 from solar_conformance.plugin.actors import You
+from solar_conformance.steps.agent._rejections import says_unreachable
 
 
 @dataclass(frozen=True)
@@ -189,8 +190,7 @@ def wait_failed(report_wait: WaitTimeout | str) -> None:
 def failure_shows_logs(report_wait: WaitTimeout | str) -> None:
     text = str(report_wait)
     assert "agent pod" in text and "last lines of its log" in text, text
-    reasons = ("connection refused", "unreachable", "timed out", "no route to host")
-    assert "failed" in text and any(r in text.lower() for r in reasons), (
+    assert any(says_unreachable(line) for line in text.splitlines()), (
         f"the log lines give no reason: {text}"
     )
 

@@ -561,3 +561,33 @@ variant(
     "slash (https://SOLAR-APISERVER.SOLAR-SYSTEM.SVC:6443/): the same server as apiserverURL",
     _server_written_otherwise,
 )
+
+
+@patch(f"{A}.tick")
+def _logs_in_other_words(original: Any) -> Any:
+    def tick(self: Any) -> float:
+        log = self.log
+
+        def reworded(line: str) -> None:
+            prefix = f"report for {self.namespace}/{self.target} failed: "
+            if line.startswith(prefix):
+                reason = line.removeprefix(prefix).upper()
+                line = f"ERROR Unable to update TargetReport {self.target}: {reason}"
+            log(line)
+
+        self.log = reworded
+        try:
+            return float(original(self))
+        finally:
+            self.log = log
+
+    return tick
+
+
+variant(
+    "variant-agent-logs-in-other-words",
+    ("report-stays-empty", "table-agent"),
+    "the agent logs a failed report in words of its own, in capitals: ERROR Unable to update "
+    "TargetReport <target>: <THE ERROR>",
+    _logs_in_other_words,
+)
