@@ -370,3 +370,54 @@ def test_the_model_passes_on_the_reference_and_reaches_every_rule_and_state(
     assert figures.examples == SIM_BUDGET.examples
     assert not missing(figures.fixed, figures.drawn), figures.table()
     assert len(figures.states) > 100, figures.line("sim")
+
+
+def test_the_model_passes_a_solar_that_answers_an_early_rotation_request_after_the_first_token(
+    monkeypatch: pytest.MonkeyPatch, deadlines: dict[str, float]
+) -> None:
+    """A rotation requested while the Target has no token named (Disabled, say, or its first
+    condition not yet written) may be answered by the first token or by one more right after it.
+    This controller keeps the requests it answered by rotating, mints a first token without
+    counting it as an answer, and rotates for an open request a few seconds after a mint (the
+    fixed example "a rotation requested before the first token is named")."""
+    mint = CredentialController.mint_token
+    reconcile = CredentialController.reconcile
+    answered: dict[str, str | None] = {}
+    later = timedelta(seconds=5)
+
+    def request_of(self: CredentialController, target: Obj) -> str | None:
+        return annotations_of(target).get(self.contract.rotation_annotation)
+
+    def mints(
+        self: CredentialController,
+        target: Obj,
+        names: Any,
+        labels: dict[str, str],
+        current: Obj | None,
+        held: list[Obj],
+    ) -> float:
+        if current is not None:  # a rotation: it answers the request
+            answered[target["metadata"]["uid"]] = request_of(self, target)
+        return mint(self, target, names, labels, current, held)
+
+    def needs_new_token(self: CredentialController, target: Obj, secret: Obj) -> bool:
+        issued = self.issued_at(secret)
+        if issued is None:
+            return True
+        lifetime = timedelta(seconds=self.contract.token_lifetime_seconds)
+        if self.clock.now() - issued >= lifetime * self.contract.rotate_after_fraction:
+            return True
+        requested = request_of(self, target)
+        open_request = (
+            requested is not None and answered.get(target["metadata"]["uid"]) != requested
+        )
+        return open_request and self.clock.now() - issued >= later
+
+    def soon_again(self: CredentialController, target: Obj) -> float:
+        return min(reconcile(self, target), later.total_seconds())
+
+    monkeypatch.setattr(CredentialController, "mint_token", mints)
+    monkeypatch.setattr(CredentialController, "needs_new_token", needs_new_token)
+    monkeypatch.setattr(CredentialController, "reconcile", soon_again)
+    figures = Figures()
+    run(sim_starter(Contract(), deadlines, figures), SIM_BUDGET, figures, phases=[Phase.generate])
