@@ -33,9 +33,10 @@ def _rules(change: Any) -> Any:
 mutant(
     "controller-role-lists-targets",
     "scope",
-    "the agent's Role also allows list on Targets",
+    "the agent's Role also allows list on every Target of its namespace (a rule without "
+    "resourceNames)",
     f"{ACCESS}.agent_rules",
-)(_rules(lambda rules: rules[0]["verbs"].append("list")))
+)(_rules(lambda rules: rules.append({**rules[0], "resourceNames": [], "verbs": ["list"]})))
 mutant(
     "controller-role-any-targetreport",
     "scope",

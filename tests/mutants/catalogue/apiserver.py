@@ -222,6 +222,11 @@ def _parent(original: Any) -> Any:
     "scope",
     "RBAC lets a get grant also list and watch",
     "solar_conformance.core.rbac:rule_allows",
+    equivalent=(
+        "the agent's only get grants name its own Target and TargetReport, so the list and watch "
+        "they imply are narrowed to those names: reading its own objects by list and watch is "
+        "either answer of the scope check"
+    ),
 )
 def _get_lists(original: Any) -> Any:
     def rule_allows(rule: Any, request: Any) -> bool:
