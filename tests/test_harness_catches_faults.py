@@ -25,8 +25,8 @@ CredentialController.agent_rules = staticmethod(_broken)
 """
 BROKEN_ROLES = {
     "an extra verb": (
-        'rules[0]["verbs"].append("list")',
-        '*targets.solar.opendefense.cloud*list*own "cluster-1": expected forbidden, seen allowed*',
+        'rules[0]["verbs"].append("delete")',
+        '*targets.solar.opendefense.cloud*delete*own "cluster-1": expected forbidden, seen allowed*',
     ),
     "no resourceNames": (
         'rules[1].pop("resourceNames")',
