@@ -381,6 +381,7 @@ def test_the_model_passes_a_solar_that_answers_an_early_rotation_request_after_t
     counting it as an answer, and rotates for an open request a few seconds after a mint (the
     fixed example "a rotation requested before the first token is named")."""
     mint = CredentialController.mint_token
+    needs = CredentialController.needs_new_token
     reconcile = CredentialController.reconcile
     answered: dict[str, str | None] = {}
     later = timedelta(seconds=5)
@@ -401,17 +402,17 @@ def test_the_model_passes_a_solar_that_answers_an_early_rotation_request_after_t
         return mint(self, target, names, labels, current, held)
 
     def needs_new_token(self: CredentialController, target: Obj, secret: Obj) -> bool:
+        notes = dict(annotations_of(target))
+        notes.pop(self.contract.rotation_annotation, None)
+        unasked = {**target, "metadata": {**target["metadata"], "annotations": notes}}
+        if needs(self, unasked, secret):  # no token yet, or one due by its age
+            return True
         issued = self.issued_at(secret)
-        if issued is None:
-            return True
-        lifetime = timedelta(seconds=self.contract.token_lifetime_seconds)
-        if self.clock.now() - issued >= lifetime * self.contract.rotate_after_fraction:
-            return True
         requested = request_of(self, target)
         open_request = (
             requested is not None and answered.get(target["metadata"]["uid"]) != requested
         )
-        return open_request and self.clock.now() - issued >= later
+        return open_request and issued is not None and self.clock.now() - issued >= later
 
     def soon_again(self: CredentialController, target: Obj) -> float:
         return min(reconcile(self, target), later.total_seconds())

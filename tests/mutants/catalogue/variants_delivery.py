@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -132,6 +133,17 @@ variant(
     _release_major,
     _agent_release_major,
 )
+
+
+def _edited(templates: dict[str, str], edit: Callable[[Any], None]) -> dict[str, str]:
+    """The templates with `edit` applied to each of their documents."""
+    out = {}
+    for file, text in templates.items():
+        documents = _documents(text)
+        for doc in documents:
+            edit(doc)
+        out[file] = _dumped(documents)
+    return out
 
 
 def _documents(text: str) -> list[Any]:
@@ -320,20 +332,17 @@ def _renamed_agent_objects(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         name = target["metadata"]["name"]
         secret_name, deployment_name = f"{name}-agent-credential", f"{name}-agent"
-        templates = original(self, release, target, kubeconfig)
-        out = {}
-        for file, text in templates.items():
-            documents = _documents(text)
-            for doc in documents:
-                doc["metadata"].setdefault("labels", {})["app.kubernetes.io/instance"] = name
-                if doc["kind"] == "Secret":
-                    doc["metadata"]["name"] = secret_name
-                elif doc["kind"] == "Deployment":
-                    doc["metadata"]["name"] = deployment_name
-                    for volume in doc["spec"]["template"]["spec"]["volumes"]:
-                        volume["secret"]["secretName"] = secret_name
-            out[file] = _dumped(documents)
-        return out
+
+        def rename(doc: Any) -> None:
+            doc["metadata"].setdefault("labels", {})["app.kubernetes.io/instance"] = name
+            if doc["kind"] == "Secret":
+                doc["metadata"]["name"] = secret_name
+            elif doc["kind"] == "Deployment":
+                doc["metadata"]["name"] = deployment_name
+                for volume in doc["spec"]["template"]["spec"]["volumes"]:
+                    volume["secret"]["secretName"] = secret_name
+
+        return _edited(original(self, release, target, kubeconfig), rename)
 
     return agent_templates
 
@@ -353,18 +362,14 @@ def _kubeconfig_as_data(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
         import base64
 
-        templates = original(self, release, target, kubeconfig)
-        out = {}
-        for file, text in templates.items():
-            documents = _documents(text)
-            for doc in documents:
-                if doc["kind"] == "Secret":
-                    doc["data"] = {
-                        key: base64.b64encode(value.encode()).decode()
-                        for key, value in doc.pop("stringData").items()
-                    }
-            out[file] = _dumped(documents)
-        return out
+        def as_data(doc: Any) -> None:
+            if doc["kind"] == "Secret":
+                doc["data"] = {
+                    key: base64.b64encode(value.encode()).decode()
+                    for key, value in doc.pop("stringData").items()
+                }
+
+        return _edited(original(self, release, target, kubeconfig), as_data)
 
     return agent_templates
 
@@ -518,16 +523,12 @@ _AGENT_DIGEST = "sha256:" + hashlib.sha256(b"solar-agent").hexdigest()
 @patch(f"{CHARTS}.agent_templates")
 def _image_by_digest(original: Any) -> Any:
     def agent_templates(self: Any, release: str, target: Any, kubeconfig: str) -> dict[str, str]:
-        templates = original(self, release, target, kubeconfig)
-        out = {}
-        for file, text in templates.items():
-            documents = _documents(text)
-            for doc in documents:
-                if doc["kind"] == "Deployment":
-                    for container in doc["spec"]["template"]["spec"]["containers"]:
-                        container["image"] = f"{container['image']}@{_AGENT_DIGEST}"
-            out[file] = _dumped(documents)
-        return out
+        def pinned(doc: Any) -> None:
+            if doc["kind"] == "Deployment":
+                for container in doc["spec"]["template"]["spec"]["containers"]:
+                    container["image"] = f"{container['image']}@{_AGENT_DIGEST}"
+
+        return _edited(original(self, release, target, kubeconfig), pinned)
 
     return agent_templates
 
