@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from solar_conformance.core.helm_records import shortened_release_name
 from solar_conformance.core.oci import Chart
 from solar_conformance.simulators.memory.flux import _rendered
 
@@ -36,8 +37,13 @@ def test_a_chart_without_template_actions_is_kept_as_it_is() -> None:
     assert _rendered(chart, release("r")) == chart
 
 
-def test_other_template_actions_and_long_release_names_fail_the_install() -> None:
+def test_other_template_actions_fail_the_install() -> None:
     with pytest.raises(ValueError, match="no template action"):
         _rendered(Chart("c", "v0.0.0", {"a.yaml": "x: '{{ .Values.a }}'\n"}), release("r"))
-    with pytest.raises(ValueError, match="longer than 53"):
-        _rendered(Chart("c", "v0.0.0", {"a.yaml": TEMPLATE}), release("r" * 54))
+
+
+def test_a_release_name_past_53_characters_is_cut_as_helm_controller_cuts_it() -> None:
+    chart = _rendered(Chart("c", "v0.0.0", {"a.yaml": TEMPLATE}), release("r" * 54))
+    name = chart.manifests()[0]["metadata"]["name"]
+    assert name == f"{shortened_release_name('r' * 54)}-agent"
+    assert len(name.removesuffix("-agent")) == 53

@@ -27,11 +27,11 @@ from typing import Any
 
 from solar_conformance.core import yamlio
 from solar_conformance.core.api import Obj
+from solar_conformance.core.helm_records import MAX_RELEASE_NAME, configured_release
 from solar_conformance.core.oci import Chart
 
 # The command that builds the toolchain's helm (docs/toolchain.md).
 HELM_BUILD_COMMAND = "solar-conformance provision tools build --only helm"
-MAX_RELEASE_NAME = 53  # Helm's limit
 HELM_TIMEOUT_SECONDS = 60.0
 _RELEASE_VALUE = re.compile(r"\{\{ \.Release\.(Name|Namespace) \}\}")
 _SOURCE_COMMENT = re.compile(r"^# Source: [^/\n]+/templates/(?P<path>.+)$", re.MULTILINE)
@@ -62,19 +62,15 @@ class Installation:
 
     @classmethod
     def of(cls, helmrelease: Obj, values_from: Mapping[str, Any] | None = None) -> Installation:
-        """As helm-controller takes them: `spec.releaseName`, else `<targetNamespace>-<name>`
-        or the HelmRelease's name; `spec.targetNamespace`, else the HelmRelease's namespace;
+        """As helm-controller takes them: the release its spec asks for (`configured_release`:
+        `spec.releaseName`, else `<targetNamespace>-<name>` or the HelmRelease's name, cut past
+        53 characters; `spec.targetNamespace`, else the HelmRelease's namespace) and
         `spec.values` merged over what `spec.valuesFrom` gave (`values_from`)."""
-        meta, spec = helmrelease.get("metadata") or {}, helmrelease.get("spec") or {}
-        target_namespace = spec.get("targetNamespace")
-        name = str(meta.get("name", ""))
-        release_name = spec.get("releaseName") or (
-            f"{target_namespace}-{name}" if target_namespace else name
-        )
+        release = configured_release(helmrelease)
         return cls(
-            str(release_name),
-            str(target_namespace or meta.get("namespace", "")),
-            merged_values(values_from or {}, spec.get("values") or {}),
+            release.name,
+            release.namespace,
+            merged_values(values_from or {}, (helmrelease.get("spec") or {}).get("values") or {}),
         )
 
 

@@ -5,6 +5,10 @@ OCIRepository: credentials from a dockerconfigjson `secretRef`, tag chosen by `r
 HelmRelease with `chartRef` to an OCIRepository: install on first artifact, upgrade when the
 artifact changes, prune what a new revision no longer has, uninstall when the HelmRelease goes;
 Ready only once the installed Deployments are available (helm-controller waits by default).
+What it installs carries Helm's ownership annotations and helm-controller's origin labels, and
+`status.history` records the Helm release (name, namespace, revision), as the real controllers
+write them (solar_conformance/core/helm_records.py). An OCIRepository or HelmRelease that a chart
+installs is reconciled like any other, so a chart may deliver further charts.
 Reconciles run at `spec.interval`, on spec change, and on `reconcile.fluxcd.io/requestedAt`.
 """
 
@@ -28,6 +32,12 @@ from solar_conformance.core.api import (
 from solar_conformance.core.clock import Clock, parse_duration, utc
 from solar_conformance.core.conditions import secret_value, set_condition
 from solar_conformance.core.credentials import credentials_for
+from solar_conformance.core.helm_records import (
+    HelmReleaseRef,
+    configured_release,
+    ownership_annotations,
+    ownership_labels,
+)
 from solar_conformance.core.helm_render import Installation, with_release_values
 from solar_conformance.core.oci import (
     HELM_CHART_LAYER,
@@ -219,7 +229,10 @@ class FluxModel:
             )
             return
         revision, data = artifact
-        digest = hashlib.sha256(data + json.dumps(spec.get("values") or {}).encode()).hexdigest()
+        # A new release name or namespace is a new install, as helm-controller makes it.
+        helm_release = configured_release(release)
+        inputs = json.dumps([spec.get("values") or {}, helm_release.name, helm_release.namespace])
+        digest = hashlib.sha256(data + inputs.encode()).hexdigest()
         current = self.installed.get(key)
         if current is not None and current.digest == digest:
             self._report_readiness(release, current)
@@ -240,15 +253,10 @@ class FluxModel:
             for stale in set(current.objects) - set(objects):
                 self._delete(stale)
         self.installed[key] = _Installed(digest, objects, chart.name, chart.version)
-        release.setdefault("status", {})["history"] = [
-            {
-                "chartName": chart.name,
-                "chartVersion": chart.version,
-                "status": "deployed",
-                "digest": digest[:16],
-            }
-        ]
-        release["status"]["lastAttemptedRevision"] = revision
+        status = release.setdefault("status", {})
+        status["history"] = [_snapshot(release, helm_release, chart, digest)]
+        status["storageNamespace"] = spec.get("storageNamespace") or meta["namespace"]
+        status["lastAttemptedRevision"] = revision
         self._report_readiness(release, self.installed[key], upgraded=current is not None)
 
     def _report_readiness(
@@ -292,8 +300,11 @@ class FluxModel:
         return available is not None and available.get("status") == "True"
 
     def _apply(self, release: Obj, chart: Chart) -> list[tuple[str, str | None, str]]:
-        meta, spec = release["metadata"], release.get("spec", {})
-        namespace = spec.get("targetNamespace") or meta["namespace"]
+        """Install or upgrade: every object marked as helm-controller and Helm mark it
+        (solar_conformance/core/helm_records.py), whatever the chart wrote there."""
+        spec = release.get("spec", {})
+        helm_release = configured_release(release)
+        namespace = helm_release.namespace
         self._ensure_namespace(namespace, bool(spec.get("install", {}).get("createNamespace")))
         applied: list[tuple[str, str | None, str]] = []
         for manifest in _rendered(chart, release).manifests():
@@ -301,12 +312,11 @@ class FluxModel:
             obj_meta = manifest.setdefault("metadata", {})
             if kind.namespaced:
                 obj_meta.setdefault("namespace", namespace)
-            obj_meta.setdefault("labels", {}).update(
-                {
-                    "helm.toolkit.fluxcd.io/name": meta["name"],
-                    "helm.toolkit.fluxcd.io/namespace": meta["namespace"],
-                }
-            )
+            obj_meta["labels"] = {**(obj_meta.get("labels") or {}), **ownership_labels(release)}
+            obj_meta["annotations"] = {
+                **(obj_meta.get("annotations") or {}),
+                **ownership_annotations(helm_release),
+            }
             self._upsert(manifest)
             applied.append((kind.kind, obj_meta.get("namespace"), obj_meta["name"]))
         return applied
@@ -350,8 +360,30 @@ class FluxModel:
         self.log(f"uninstalled release {key[0]}/{key[1]}")
 
 
+def _snapshot(release: Obj, helm_release: HelmReleaseRef, chart: Chart, digest: str) -> Obj:
+    """The newest entry of `status.history`, as helm-controller records a release: its name,
+    namespace and revision (one more than the last one recorded; 1 on the first install and
+    after a new release name or namespace, for which helm-controller clears the history)."""
+    before = ((release.get("status") or {}).get("history") or [{}])[0]
+    same = (before.get("name"), before.get("namespace")) == (
+        helm_release.name,
+        helm_release.namespace,
+    )
+    version = before.get("version") if same else None
+    return {
+        "name": helm_release.name,
+        "namespace": helm_release.namespace,
+        "version": version + 1 if isinstance(version, int) else 1,
+        "chartName": chart.name,
+        "chartVersion": chart.version,
+        "status": "deployed",
+        "digest": digest[:16],
+    }
+
+
 def _rendered(chart: Chart, release: Obj) -> Chart:
     """The templates as Helm renders them for this HelmRelease. SolAr's charts use no template
     value but `.Release.Name` (`spec.releaseName`, else `<targetNamespace>-<name>` or the
-    HelmRelease's name) and `.Release.Namespace`; the sim refuses any other."""
+    HelmRelease's name, cut past 53 characters) and `.Release.Namespace`; the sim refuses any
+    other."""
     return with_release_values(chart, Installation.of(release))
