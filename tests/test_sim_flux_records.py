@@ -1,17 +1,20 @@
 """The sim's Flux writes what the real helm-controller writes of an install (Helm's ownership
 annotations and helm-controller's labels on what it installed, the Helm release in
-`status.history`), and reconciles the OCIRepository/HelmRelease pair a chart installs."""
+`status.history`), reconciles the OCIRepository/HelmRelease pair a chart installs, and the
+harness follows such a wrapped pair to where the Release is installed, as on real Flux."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from solar_conformance.core.api import Obj, new_object
+from solar_conformance.core.api import ClusterAPI, Obj, new_object
 from solar_conformance.core.clock import VirtualClock
 from solar_conformance.core.helm_records import HelmReleaseRef, recorded_release
+from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import RegistryClient
+from solar_conformance.page.installed import release_installers
 from solar_conformance.simulators.memory.cluster import InMemoryCluster
 from solar_conformance.simulators.memory.flux import FluxModel
 from tests.chart_chain import CONTRACT, ChartRegistry, installer, plain_chart, source
@@ -74,6 +77,16 @@ def wrapped(flux: _Flux, inner_namespace: str | None) -> None:
     flux.settle()
 
 
+class _Landscape:
+    contract = CONTRACT
+
+    def __init__(self, target: ClusterAPI, release: Obj) -> None:
+        self.target = target
+        self.solar = InMemoryCluster("solar", VirtualClock()).admin()
+        self.solar.create(new_object("Namespace", NAMESPACE))
+        self.solar.create(release)
+
+
 @pytest.fixture
 def flux() -> _Flux:
     return _Flux()
@@ -133,3 +146,15 @@ def test_uninstalling_the_wrapping_pair_uninstalls_what_the_wrapped_one_installe
     flux.settle()
     assert flux.target.list("HelmRelease") == []
     assert flux.target.list("ConfigMap", "apps") == []
+
+
+@pytest.mark.parametrize(("inner_namespace", "into"), [("apps", "apps"), (None, NAMESPACE)])
+def test_the_harness_follows_the_sims_records_to_where_the_release_is_installed(
+    flux: _Flux, inner_namespace: str | None, into: str
+) -> None:
+    wrapped(flux, inner_namespace)
+    release = new_object("Release", "podinfo", NAMESPACE, spec={"targetNamespace": "apps"})
+    landscape = cast(Landscape, _Landscape(flux.target, release))
+    found = release_installers(landscape, NAMESPACE, "podinfo")
+    assert [o["metadata"]["name"] for o in found.innermost] == ["podinfo-inner"]
+    assert recorded_release(found.innermost[0]).namespace == into

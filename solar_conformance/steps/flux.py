@@ -8,6 +8,7 @@ from pytest_bdd import given, parsers, then
 
 from solar_conformance.core.api import ApiError, Obj, find_condition
 from solar_conformance.core.clock import parse_duration
+from solar_conformance.core.helm_records import recorded_release
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.redact import same_secret
 from solar_conformance.core.waiting import Waiter
@@ -23,7 +24,7 @@ from solar_conformance.page.holders import (
     how_held,
     remember,
 )
-from solar_conformance.page.installed import keyed_to_release, release_pair
+from solar_conformance.page.installed import keyed_to_release, ref, release_installers
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.helm import CHART_RENDERER
@@ -48,11 +49,14 @@ def _installed(
     what: str,
     timeout: float | None = None,
 ) -> None:
+    """The Release's pair is Ready and so is every OCIRepository and HelmRelease it installed
+    (a release chart's inner pair), then `_into_target_namespace`."""
+
     def probe() -> tuple[bool, Any]:
-        pair = release_pair(landscape, namespace, release)
-        states = {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair}
-        complete = {o["kind"] for o in pair} == {"OCIRepository", "HelmRelease"}
-        return complete and all(ready(o)[0] for o in pair), states or "no Flux objects yet"
+        installers = release_installers(landscape, namespace, release)
+        states = {ref(o): ready(o)[1] for o in installers.flux}
+        done = installers.pair_complete and all(ready(o)[0] for o in installers.flux)
+        return done, states or "no Flux objects yet"
 
     waiter.until(what, probe, kind="flux", timeout=timeout)
     _into_target_namespace(landscape, namespace, release)
@@ -60,17 +64,21 @@ def _installed(
 
 def _into_target_namespace(landscape: Landscape, namespace: str, release: str) -> None:
     """A bound Release is installed where the Release says: its targetNamespace, or, where it
-    names none, the namespace of the Flux objects that install it."""
+    names none, the namespace of the Flux objects that install it (the bootstrap chart's pair,
+    in the Target's namespace). What installs it is the innermost HelmRelease below that pair,
+    and where it installs is the namespace of the Helm release it recorded."""
     wanted = (
         landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
     )
-    pair = release_pair(landscape, namespace, release)
-    for helm_release in (o for o in pair if o["kind"] == "HelmRelease"):
-        meta = helm_release["metadata"]
-        into = helm_release.get("spec", {}).get("targetNamespace") or meta["namespace"]
-        assert into == (wanted or meta["namespace"]), (
-            f"HelmRelease {meta['namespace']}/{meta['name']} installs the Release {release} into "
-            f"namespace {into}, not into its targetNamespace {wanted}"
+    installers = release_installers(landscape, namespace, release)
+    where = f"its targetNamespace {wanted}" if wanted else f"the Target's namespace {namespace}"
+    for helm_release in installers.innermost:
+        into = recorded_release(helm_release).namespace
+        chain = installers.chain(helm_release)
+        by = f" (installed by {' -> '.join(chain[:-1])})" if len(chain) > 1 else ""
+        assert into == (wanted or namespace), (
+            f"{ref(helm_release)}{by} installs the Release {release} into namespace {into}, "
+            f"not into {where}"
         )
 
 
@@ -159,7 +167,7 @@ def agent_upgraded(
 
     def probe() -> tuple[bool, Any]:
         try:
-            pair = release_pair(landscape, namespace, release)
+            installers = release_installers(landscape, namespace, release)
             secrets = keyed_to_release(
                 landscape, namespace, release, scenario_objects(landscape, names, "Secret")
             )
@@ -174,8 +182,8 @@ def agent_upgraded(
         fresh = bool(kubeconfigs) and all(
             k is not None and not same_secret(k.token, old) for k in kubeconfigs
         )
-        return fresh and all(ready(o)[0] for o in pair), {
-            "objects": {f"{o['kind']}/{o['metadata']['name']}": ready(o)[1] for o in pair},
+        return fresh and all(ready(o)[0] for o in installers.flux), {
+            "objects": {ref(o): ready(o)[1] for o in installers.flux},
             "agent Secret on the target": "carries a new token" if fresh else "old or none",
         }
 

@@ -21,6 +21,7 @@ from tests.mutants.catalogue import (
     variants_access,
     variants_condition,
     variants_delivery,
+    variants_release_chart,
     variants_writes,
 )
 from tests.mutants.catalogue.killers import KILLERS
@@ -42,6 +43,7 @@ del (
     variants_access,
     variants_condition,
     variants_delivery,
+    variants_release_chart,
     variants_writes,
 )  # imported to register their mutants
 

@@ -8,6 +8,10 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
+from tests.mutants.catalogue.variants_release_chart import (
+    where_the_reference_installs,
+    wrapped_in_release_charts,
+)
 from tests.mutants.model import Patch, mutant
 
 CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
@@ -397,6 +401,39 @@ def _ignores_target_namespace(original: Any) -> Any:
         return dataclasses.replace(found, target_namespace=solar_namespace)
 
     return render_release
+
+
+def _installs_where_the_release_chart_went(into: str) -> str | None:
+    return None
+
+
+_inner_render_release, _inner_bootstrap = wrapped_in_release_charts(
+    _installs_where_the_release_chart_went
+)
+mutant(
+    "renderer-inner-helmrelease-wrong-namespace",
+    ("table-flux", "table-flux-target-namespace", "on-its-own"),
+    "each bound Release is delivered as upstream SolAr delivers it, by a release chart whose "
+    "inner OCIRepository/HelmRelease pair installs the Release's chart, but the inner "
+    "HelmRelease names no targetNamespace: every Release is installed into the Target's "
+    "namespace, where the release chart went, whatever its targetNamespace says",
+    f"{R}.render_release",
+    also=(_inner_bootstrap,),
+)(_inner_render_release)
+
+
+_nowhere_render_release, _nowhere_bootstrap = wrapped_in_release_charts(
+    where_the_reference_installs, agent_too=False, inner_tag=lambda tag: f"{tag}-unpushed"
+)
+mutant(
+    "renderer-release-chart-points-nowhere",
+    ("table-flux", "on-its-own"),
+    "each bound Release but the agent is delivered by a release chart whose inner "
+    "OCIRepository pulls a tag that was never pushed: the bootstrap chart's HelmRelease for it "
+    "is Ready, the inner pair never is, and the Release is never installed",
+    f"{R}.render_release",
+    also=(_nowhere_bootstrap,),
+)(_nowhere_render_release)
 
 
 @mutant(

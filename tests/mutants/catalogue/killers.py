@@ -328,6 +328,8 @@ KILLERS.update(
         "renderer-keeps-unbound-releases": (UNBOUND,),
         "renderer-ignores-target-namespace": (BEFORE_TOKEN, BOUND_LATER),
         "renderer-agent-ignores-target-namespace": (AGENT_TARGET_NAMESPACE,),
+        "renderer-inner-helmrelease-wrong-namespace": (BEFORE_TOKEN, AGENT_TARGET_NAMESPACE),
+        "renderer-release-chart-points-nowhere": (BEFORE_TOKEN, BOUND_LATER),
         "renderer-first-registry-of-namespace": (OWN_REGISTRY,),
     }
 )
