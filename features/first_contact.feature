@@ -21,7 +21,7 @@ Feature: First contact (manual)
 
     Scenario: Before first contact nothing reaches the target cluster
       Given solar-renderer has pushed the bootstrap chart of "cluster-1"
-      Then the target cluster holds no Flux source, no HelmRelease and no agent
+      Then the target cluster holds nothing of "cluster-1"
 
   @spec
   Rule: Flux on the target cluster must be pointed at the Target's render registry once

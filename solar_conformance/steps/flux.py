@@ -26,6 +26,7 @@ from solar_conformance.page.holders import (
 )
 from solar_conformance.page.installed import keyed_to_release, ref, release_installers
 from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
+from solar_conformance.page.reach import scenario_traces
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
@@ -144,16 +145,23 @@ def page_object_ready(landscape: Landscape, you: You, waiter: Waiter, kind: str,
         waiter.until(f"{kind} {namespace}/{name} is Ready", probe, kind="flux")
 
 
-@then("the target cluster holds no Flux source, no HelmRelease and no agent")
-def target_untouched(landscape: Landscape, names: Names) -> None:
-    found = {
-        kind: [
-            f"{o['metadata']['namespace']}/{o['metadata']['name']}"
-            for o in scenario_objects(landscape, names, kind)
-        ]
-        for kind in ("OCIRepository", "HelmRelease", "Deployment")
-    }
-    assert all(not v for v in found.values()), f"objects on the target cluster: {found}"
+@then(parsers.parse('the target cluster holds nothing of "{target}"'))
+def target_untouched(landscape: Landscape, you: You, names: Names, target: str) -> None:
+    """Every object of every resource the target cluster serves, wherever it lies: none may
+    belong to this scenario (solar_conformance/page/reach.py), except what the harness wrote
+    there itself. The Target's namespace carries the scenario's tag, so does whatever names it."""
+    assert names.named_in(you.namespace_of(target)), f"{target}'s namespace carries no tag"
+    inventory = Inventory.read(landscape.target, lambda _namespace: True)
+    created = {(w.kind, w.namespace, w.name) for w in you.target.writes if w.verb == "create"}
+    found = scenario_traces((obj for _, obj in inventory.objects), names.named_in, created)
+    assert found == [], (
+        f"the target cluster holds objects of this scenario ({target}'s) that the harness did not "
+        f"create there: {[str(t) for t in found]} (not listed: {inventory.unlisted or 'none'})"
+    )
+    assert inventory.objects, (
+        f"the target cluster listed no object at all (not listed: {inventory.unlisted or 'none'}), "
+        "so this check could not fail"
+    )
 
 
 @then(parsers.parse('Flux on the target upgrades the agent release of "{target}"'))

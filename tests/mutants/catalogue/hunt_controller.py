@@ -6,10 +6,12 @@ subjects, and ReleaseBindings that outlive their selection."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from solar_conformance.core.api import ApiError, find_condition, labels_of
 from solar_conformance.core.clock import utc
+from tests.mutants.catalogue.target_client import REMEMBER_TARGET_CLUSTER, target_cluster
 from tests.mutants.model import mutant, with_solar_changed
 
 ACCESS = "solar_conformance.simulators.reference.agent_access:AgentAccess"
@@ -423,5 +425,36 @@ def _counts_bindings(original: Any) -> Any:
         if fresh.get("status", {}).get("matchedTargets") != count:
             fresh.setdefault("status", {})["matchedTargets"] = count
             self.solar.update_status(fresh)
+
+    return reconcile
+
+
+# --- reaching into the target cluster ------------------------------------------------------------
+@mutant(
+    "controller-writes-into-target",
+    "no-reach",
+    "SolAr reaches into the target cluster: on each Target the controller writes a ConfigMap into "
+    "the target's `default` namespace, annotated with the Target",
+    f"{C}.reconcile",
+    also=(REMEMBER_TARGET_CLUSTER,),
+)
+def _writes_into_target(original: Any) -> Any:
+    from solar_conformance.core.api import new_object
+
+    def reconcile(self: Any, target: Any) -> float:
+        delay = float(original(self, target))
+        client = target_cluster()
+        if client is not None:
+            namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
+            note = new_object(
+                "ConfigMap",
+                f"solar-target-{name}",
+                "default",
+                annotations={"solar.opendefense.cloud/target": f"{namespace}/{name}"},
+                data={"target": name},
+            )
+            with contextlib.suppress(ApiError):
+                client.create(note)
+        return delay
 
     return reconcile

@@ -165,6 +165,7 @@ KILLERS: dict[str, tuple[str, ...]] = {
     "renderer-misses-new-bindings": (EXISTING,),
     "renderer-renders-before-token": (BEFORE_TOKEN,),
     "renderer-applies-on-target": (NO_REACH,),
+    "controller-writes-into-target": (NO_REACH,),
     "profile-binds-other-namespaces": (OWN_NAMESPACE,),
     "profile-empty-selector-matches-nothing": (EVERY_TARGET,),
     "profile-ignores-selector": (SELECTOR,),

@@ -7,7 +7,8 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from tests.mutants.model import Patch, mutant
+from tests.mutants.catalogue.target_client import REMEMBER_TARGET_CLUSTER, target_cluster
+from tests.mutants.model import mutant
 
 CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
 PUSHES = "solar_conformance.simulators.reference.chart_pushes:ChartPushes"
@@ -295,19 +296,14 @@ def _eager(original: Any) -> Any:
     "no-reach",
     "SolAr reaches into the target cluster: the renderer applies the Flux objects there itself",
     f"{R}.render_target",
-    also=(
-        Patch(
-            "solar_conformance.simulators.memory.kubelet:SimKubelet.reconcile_all",
-            lambda original: _remember_target(original),
-        ),
-    ),
+    also=(REMEMBER_TARGET_CLUSTER,),
 )
 def _reaches_in(original: Any) -> Any:
     from solar_conformance.core.api import ApiError, new_object
 
     def render_target(self: Any, target: Any) -> None:
         original(self, target)
-        client = _TARGET_CLUSTER.get("client")
+        client = target_cluster()
         namespace, name = target["metadata"]["namespace"], target["metadata"]["name"]
         if client is None or f"{namespace}/bootstrap-{name}" not in self._pushed:
             return  # not before the bootstrap chart is pushed
@@ -327,17 +323,6 @@ def _reaches_in(original: Any) -> Any:
                 client.create(obj)
 
     return render_target
-
-
-_TARGET_CLUSTER: dict[str, Any] = {}
-
-
-def _remember_target(original: Any) -> Any:
-    def reconcile_all(self: Any) -> float:
-        _TARGET_CLUSTER["client"] = self.target
-        return float(original(self))
-
-    return reconcile_all
 
 
 # --- what a Target's bootstrap chart carries, where the token goes -------------------------------
