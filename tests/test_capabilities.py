@@ -21,6 +21,7 @@ from solar_conformance.backends.existing.publish import granted
 from solar_conformance.backends.sim.landscape import SimLandscape
 from solar_conformance.components.capabilities import of_implementation
 from solar_conformance.core.capabilities import ALL, STEP_NEEDS, Capabilities, Capability
+from solar_conformance.core.upstream_parts import upstream_parts
 from solar_conformance.plugin.capabilities import run_capabilities
 from solar_conformance.plugin.collection import PAGE_TAGS
 from solar_conformance.report import answered
@@ -58,7 +59,8 @@ def test_upstream_cannot_configure_the_apiserver_url_and_says_it_is_not_implemen
     upstream = of_implementation("upstream")
     assert upstream.granted == frozenset(Capability) - {Capability.CONFIGURE_APISERVER_URL}
     [reason] = upstream.why_not([Capability.CONFIGURE_APISERVER_URL])
-    assert answered.reason("skipped", (), reason) == answered.NOT_IMPLEMENTED
+    parts = upstream_parts("upstream", {})
+    assert answered.reason("skipped", (), reason, parts) == answered.NOT_IMPLEMENTED
 
 
 def test_an_installed_solar_keeps_its_helm_values_and_its_clock() -> None:

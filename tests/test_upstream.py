@@ -1,5 +1,5 @@
-"""--solar-impl=upstream without a cluster: its options and their bad input, the adjustments the
-harness makes to upstream's rendered chart, and who the report says answered each statement."""
+"""--solar-impl=upstream without a cluster: its options and their bad input, and the adjustments the
+harness makes to upstream's rendered chart (who the report says answered: tests/test_answered.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from solar_conformance.backends.kind.upstream import (
     APISERVICE,
@@ -19,10 +18,6 @@ from solar_conformance.backends.kind.upstream import (
     serving_names,
 )
 from solar_conformance.backends.kind.upstream_source import PROGRAMS, BadUpstream, UpstreamSolar
-from solar_conformance.report import answered
-from solar_conformance.report.conformance import to_yaml
-from solar_conformance.report.model import build_report
-from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
 from tests.project_runs import Run, one_line_exit_4, project_folder, run_pytest
 
 
@@ -176,94 +171,3 @@ def test_the_values_use_the_harness_images_and_no_cert_manager() -> None:
     assert "certManager.enabled=false" in values
     assert "renderer.image.tag=abc" in values
     assert "etcd.image.pullPolicy=Never" in values
-
-
-# --- who answered ------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("text", "owner"),
-    [
-        ('the SolAr API has accepted the Target "cluster-1"', answered.UPSTREAM),
-        ('"cluster-1" is bound to the agent Release', answered.UPSTREAM),
-        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "reference"),
-        ('the TargetReport "cluster-1" gets a lastReportTime', answered.REFERENCE),
-        ('solar-renderer pushes the agent release of "cluster-1"', answered.REFERENCE),
-        ('I write the page\'s regcred for "cluster-1"', answered.HARNESS),
-        ('the OCIRepository "solar-bootstrap" on the target becomes Ready', answered.HARNESS),
-    ],
-)
-def test_each_step_has_one_owner(text: str, owner: str) -> None:
-    assert answered.step_owner(text) == owner
-
-
-def _steps(*texts_and_statuses: tuple[str, str]) -> tuple[StepRecord, ...]:
-    background = StepRecord(
-        "Given", "a SolAr cluster, a render registry", "passed", background=True
-    )
-    return (background, *(StepRecord("Then", t, s) for t, s in texts_and_statuses))
-
-
-def test_a_scenario_is_answered_by_the_owners_of_the_steps_that_ran() -> None:
-    steps = _steps(
-        ('I create the Target "cluster-1" in namespace "test"', "passed"),
-        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "failed"),
-        ('the TargetReport "cluster-1" gets a lastReportTime', "not run"),
-    )
-    assert answered.answered_by(steps) == "reference+upstream"
-    assert answered.reason("failed", steps, "") == answered.HARNESS_WRONG
-
-
-def test_a_failed_upstream_step_means_upstream_differs() -> None:
-    steps = _steps(('"cluster-1" is bound to the agent Release', "failed"))
-    assert answered.reason("failed", steps, "") == answered.UPSTREAM_DIFFERS
-
-
-def test_a_skip_upstream_cannot_do_is_not_implemented_upstream() -> None:
-    message = "unsetting it: controller.agent.apiserverURL is not implemented upstream"
-    assert answered.reason("skipped", (), message) == answered.NOT_IMPLEMENTED
-
-
-def test_the_conformance_report_names_who_answered_each_statement() -> None:
-    run = RunInfo(
-        backend="kind",
-        implementation="upstream SolAr",
-        implementation_version="",
-        page="features/agent-registration.md",
-        page_version="sha256:abc",
-        versions={},
-        started="2026-01-02T03:04:05+00:00",
-    )
-    index = {
-        "page": "agent-registration.md",
-        "entries": [
-            {
-                "id": "own-agent",
-                "section": "Intro",
-                "kind": "statement",
-                "quote": "Every Target gets its own agent.",
-                "scenarios": ["Two agents", "Bound"],
-            }
-        ],
-    }
-
-    def record(name: str, who: str, status: str = "passed", message: str = "") -> ScenarioRecord:
-        return ScenarioRecord(
-            uri="features/x.feature",
-            feature="X",
-            name=name,
-            template=name,
-            test_id=f"test_{name.lower().replace(' ', '_')}",
-            status=status,
-            tags=("spec",),
-            message=message,
-            answered_by=who,
-        )
-
-    records = [
-        record("Two agents", "reference+upstream"),
-        record("Bound", "upstream", "failed", f"{answered.UPSTREAM_DIFFERS}: a name"),
-    ]
-    published = yaml.safe_load(to_yaml(build_report(records, run, index)))
-    statement = published["sections"][0]["statements"][0]
-    assert statement["answeredBy"] == ["reference", "upstream"]
-    assert statement["result"] == "failed"
-    assert answered.UPSTREAM_DIFFERS in statement["reason"]

@@ -1,0 +1,226 @@
+"""Who the report says answered each scenario and statement with --solar-impl=upstream: by the
+steps that ran, and by what rendered the bootstrap chart in that run (the reference, or upstream
+with SOLAR_UPSTREAM_RENDERS_RELEASES=1)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from solar_conformance.core.upstream_parts import (
+    RENDERS_RELEASES_ENV,
+    UpstreamParts,
+    upstream_parts,
+)
+from solar_conformance.report import answered
+from solar_conformance.report.conformance import to_yaml
+from solar_conformance.report.model import build_report
+from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
+
+REFERENCE_RENDERS = upstream_parts("upstream", {})
+UPSTREAM_RENDERS = upstream_parts("upstream", {RENDERS_RELEASES_ENV: "1"})
+BOTH = f"{answered.REFERENCE}{answered.SEPARATOR}{answered.UPSTREAM}"
+
+# Each step of the features that names the bootstrap chart or solar-renderer, with its owners
+# when the reference renders the bootstrap chart, and when upstream renders it.
+BOOTSTRAP_AND_RENDERER_STEPS = [
+    ('solar-renderer has pushed the bootstrap chart of "cluster-1"', "reference", "upstream"),
+    (
+        'solar-renderer has pushed the bootstrap chart of "a" to exactly that URL',
+        "reference",
+        "upstream",
+    ),
+    (
+        'solar-renderer pushes a bootstrap chart of "cluster-1" that carries the Release "podinfo"',
+        "reference",
+        "upstream",
+    ),
+    (
+        'the bootstrap chart of "cluster-1" in the render registry no longer carries the Release '
+        '"podinfo"',
+        "reference",
+        "upstream",
+    ),
+    (
+        'the bootstrap chart of "cluster-2" points Flux at the render registry the Target '
+        "references, with its pull Secret",
+        "reference",
+        "upstream",
+    ),
+    (
+        'the bootstrap charts of "cluster-1" and "cluster-2" carry exactly the Releases bound to '
+        "each",
+        BOTH,
+        "upstream",
+    ),
+    (
+        'the bootstrap chart of "cluster-1" in the render registry still carries the agent release',
+        "reference",
+        BOTH,
+    ),
+    (
+        'solar-renderer pushes the agent release of "cluster-1" to the render registry',
+        "reference",
+        "reference",
+    ),
+    (
+        'solar-renderer has pushed the agent releases of "cluster-1", "cluster-2" and "cluster-3"',
+        "reference",
+        "reference",
+    ),
+    (
+        'I pull the bootstrap chart of "cluster-1" with the regcred of "cluster-1"',
+        "harness",
+        "harness",
+    ),
+    ('I pull the bootstrap chart of "cluster-1" without credentials', "harness", "harness"),
+    (
+        'I point an OCIRepository with the regcred of "cluster-1" at the bootstrap chart of '
+        '"cluster-3"',
+        "harness",
+        "harness",
+    ),
+    ('SolAr\'s push user tries to delete the bootstrap chart of "cluster-3"', "harness", "harness"),
+]
+
+
+@pytest.mark.parametrize(("text", "by_reference", "by_upstream"), BOOTSTRAP_AND_RENDERER_STEPS)
+def test_a_bootstrap_chart_step_is_owned_by_what_rendered_it(
+    text: str, by_reference: str, by_upstream: str
+) -> None:
+    assert answered.step_owner(text, REFERENCE_RENDERS) == by_reference
+    assert answered.step_owner(text, UPSTREAM_RENDERS) == by_upstream
+
+
+@pytest.mark.parametrize("parts", [REFERENCE_RENDERS, UPSTREAM_RENDERS])
+@pytest.mark.parametrize(
+    ("text", "owner"),
+    [
+        ('the SolAr API has accepted the Target "cluster-1"', answered.UPSTREAM),
+        ('"cluster-1" is bound to the agent Release', answered.UPSTREAM),
+        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "reference"),
+        ('the TargetReport "cluster-1" gets a lastReportTime', answered.REFERENCE),
+        (
+            'the agent release of "cluster-1" in the render registry carries the new token',
+            "reference",
+        ),
+        ('I write the page\'s regcred for "cluster-1"', answered.HARNESS),
+        ('the OCIRepository "solar-bootstrap" on the target becomes Ready', answered.HARNESS),
+        ('Flux on the target installs the release "podinfo" of "cluster-1"', answered.HARNESS),
+    ],
+)
+def test_a_step_of_no_chart_has_the_same_owner_whatever_renders(
+    text: str, owner: str, parts: UpstreamParts
+) -> None:
+    assert answered.step_owner(text, parts) == owner
+
+
+def _steps(*texts_and_statuses: tuple[str, str]) -> tuple[StepRecord, ...]:
+    background = StepRecord(
+        "Given", "a SolAr cluster, a render registry", "passed", background=True
+    )
+    return (background, *(StepRecord("Then", t, s) for t, s in texts_and_statuses))
+
+
+def test_a_scenario_is_answered_by_the_owners_of_the_steps_that_ran() -> None:
+    steps = _steps(
+        ('I create the Target "cluster-1" in namespace "test"', "passed"),
+        ('solar-controller-manager mints a token for "cluster-1" into a Secret', "failed"),
+        ('the TargetReport "cluster-1" gets a lastReportTime', "not run"),
+    )
+    for parts in (REFERENCE_RENDERS, UPSTREAM_RENDERS):
+        assert answered.answered_by(steps, parts) == BOTH
+        assert answered.reason("failed", steps, "", parts) == answered.HARNESS_WRONG
+
+
+def test_a_scenario_of_the_bootstrap_chart_alone_is_answered_by_its_renderer() -> None:
+    steps = _steps(
+        (
+            'solar-renderer has pushed a bootstrap chart of "cluster-1" that carries the Release '
+            '"podinfo"',
+            "passed",
+        ),
+        (
+            'the bootstrap chart of "cluster-1" in the render registry no longer carries the Release '
+            '"podinfo"',
+            "failed",
+        ),
+    )
+    assert answered.answered_by(steps, REFERENCE_RENDERS) == answered.REFERENCE
+    assert answered.reason("failed", steps, "", REFERENCE_RENDERS) == answered.HARNESS_WRONG
+    assert answered.answered_by(steps, UPSTREAM_RENDERS) == answered.UPSTREAM
+    assert answered.reason("failed", steps, "", UPSTREAM_RENDERS) == answered.UPSTREAM_DIFFERS
+
+
+def test_a_step_of_the_bootstrap_chart_and_the_agent_release_joins_both_once() -> None:
+    steps = _steps(
+        ('solar-renderer has pushed the bootstrap chart of "cluster-1"', "passed"),
+        (
+            'the bootstrap chart of "cluster-1" in the render registry still carries the agent '
+            "release",
+            "failed",
+        ),
+    )
+    assert answered.answered_by(steps, REFERENCE_RENDERS) == answered.REFERENCE
+    assert answered.answered_by(steps, UPSTREAM_RENDERS) == BOTH
+    # The reference's work is in the failed step too: it does not say upstream is wrong.
+    assert answered.reason("failed", steps, "", UPSTREAM_RENDERS) == answered.HARNESS_WRONG
+
+
+def test_a_failed_upstream_step_means_upstream_differs() -> None:
+    steps = _steps(('"cluster-1" is bound to the agent Release', "failed"))
+    assert answered.reason("failed", steps, "", REFERENCE_RENDERS) == answered.UPSTREAM_DIFFERS
+
+
+def test_a_skip_upstream_cannot_do_is_not_implemented_upstream() -> None:
+    message = "unsetting it: controller.agent.apiserverURL is not implemented upstream"
+    assert answered.reason("skipped", (), message, REFERENCE_RENDERS) == answered.NOT_IMPLEMENTED
+
+
+def _record(name: str, who: str, status: str = "passed", message: str = "") -> ScenarioRecord:
+    return ScenarioRecord(
+        uri="features/x.feature",
+        feature="X",
+        name=name,
+        template=name,
+        test_id=f"test_{name.lower().replace(' ', '_')}",
+        status=status,
+        tags=("spec",),
+        message=message,
+        answered_by=who,
+    )
+
+
+def test_the_conformance_report_names_who_answered_each_statement() -> None:
+    run = RunInfo(
+        backend="kind",
+        implementation="upstream SolAr",
+        implementation_version="",
+        page="features/agent-registration.md",
+        page_version="sha256:abc",
+        versions={},
+        started="2026-01-02T03:04:05+00:00",
+    )
+    index = {
+        "page": "agent-registration.md",
+        "entries": [
+            {
+                "id": "own-agent",
+                "section": "Intro",
+                "kind": "statement",
+                "quote": "Every Target gets its own agent.",
+                "scenarios": ["Two agents", "Bound"],
+            }
+        ],
+    }
+    records = [
+        _record("Two agents", "reference+upstream"),
+        _record("Bound", "upstream", "failed", f"{answered.UPSTREAM_DIFFERS}: a name"),
+    ]
+    # As kept in records.json and read again: the report says the same.
+    records = [ScenarioRecord.from_dict(record.to_dict()) for record in records]
+    published = yaml.safe_load(to_yaml(build_report(records, run, index)))
+    statement = published["sections"][0]["statements"][0]
+    assert statement["answeredBy"] == ["reference", "upstream"]
+    assert statement["result"] == "failed"
+    assert answered.UPSTREAM_DIFFERS in statement["reason"]
