@@ -24,16 +24,16 @@ BOTH = f"{answered.REFERENCE}{answered.SEPARATOR}{answered.UPSTREAM}"
 # Each step of the features that names the bootstrap chart or solar-renderer, with its owners
 # when the reference renders the bootstrap chart, and when upstream renders it.
 BOOTSTRAP_AND_RENDERER_STEPS = [
-    ('solar-renderer has pushed the bootstrap chart of "cluster-1"', "reference", "upstream"),
+    ('solar-renderer has pushed the bootstrap chart of "cluster-1"', "reference", BOTH),
     (
         'solar-renderer has pushed the bootstrap chart of "a" to exactly that URL',
         "reference",
-        "upstream",
+        BOTH,
     ),
     (
         'solar-renderer pushes a bootstrap chart of "cluster-1" that carries the Release "podinfo"',
         "reference",
-        "upstream",
+        BOTH,
     ),
     (
         'the bootstrap chart of "cluster-1" in the render registry no longer carries the Release '
@@ -82,6 +82,20 @@ BOOTSTRAP_AND_RENDERER_STEPS = [
     ),
     ('SolAr\'s push user tries to delete the bootstrap chart of "cluster-3"', "harness", "harness"),
 ]
+
+
+def test_that_upstream_pushed_a_bootstrap_chart_at_all_is_the_reference_s_work_too() -> None:
+    # Upstream renders a Target's bootstrap chart only once the reference published the
+    # Target's agent release to it, so a missing chart does not say upstream differs.
+    steps = _steps(('solar-renderer has pushed the bootstrap chart of "cluster-1"', "failed"))
+    assert answered.answered_by(steps, UPSTREAM_RENDERS) == BOTH
+    assert answered.reason("failed", steps, "", UPSTREAM_RENDERS) == answered.HARNESS_WRONG
+
+
+def test_what_solar_must_not_write_on_the_target_is_solar_s_not_the_harness_s() -> None:
+    for parts in (REFERENCE_RENDERS, UPSTREAM_RENDERS):
+        owner = answered.step_owner('the target cluster holds nothing of "cluster-1"', parts)
+        assert owner == BOTH
 
 
 @pytest.mark.parametrize(("text", "by_reference", "by_upstream"), BOOTSTRAP_AND_RENDERER_STEPS)
@@ -136,8 +150,8 @@ def test_a_scenario_is_answered_by_the_owners_of_the_steps_that_ran() -> None:
 def test_a_scenario_of_the_bootstrap_chart_alone_is_answered_by_its_renderer() -> None:
     steps = _steps(
         (
-            'solar-renderer has pushed a bootstrap chart of "cluster-1" that carries the Release '
-            '"podinfo"',
+            'the bootstrap chart of "cluster-2" points Flux at the render registry the Target '
+            "references, with its pull Secret",
             "passed",
         ),
         (

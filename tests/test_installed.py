@@ -38,7 +38,9 @@ def flux_object(kind: str, name: str, namespace: str = NAMESPACE, **keyed: str) 
     """`keyed`: label= and/or annotation=, the key under the profile's release label."""
     labels = {LABEL: keyed["label"]} if "label" in keyed else {}
     annotations = {LABEL: keyed["annotation"]} if "annotation" in keyed else {}
-    return new_object(kind, name, namespace, labels=labels, annotations=annotations)
+    obj = new_object(kind, name, namespace, labels=labels, annotations=annotations)
+    obj["status"] = {"conditions": [{"type": "Ready", "status": "True"}]}
+    return obj
 
 
 class _Cluster:
@@ -198,6 +200,18 @@ def test_the_release_is_installed_by_the_pair_its_release_chart_wraps(marks: str
         f"HelmRelease {NAMESPACE}/outer",
         f"HelmRelease {NAMESPACE}/outer-agent",
     ]
+
+
+def test_a_pair_not_yet_ready_is_not_followed() -> None:
+    outer = flux_object("HelmRelease", "outer", label="agent")
+    outer["status"] = {"conditions": [{"type": "Ready", "status": "Unknown"}]}
+    on_target = [
+        flux_object("OCIRepository", "outer", label="agent"),
+        outer,
+        *inner_pair(outer, "outer-agent"),
+    ]
+    found = release_installers(landscape(on_target), NAMESPACE, "agent")
+    assert found.pair_complete and found.nested == () and found.innermost == ()
 
 
 def test_nested_pairs_are_followed_into_the_namespace_they_were_installed_in() -> None:

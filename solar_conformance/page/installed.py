@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from solar_conformance.core.api import Obj
+from solar_conformance.core.api import Obj, find_condition
 from solar_conformance.core.helm_records import installed_by
 from solar_conformance.core.landscape import Landscape
 from solar_conformance.page.charts import keyed_objects
@@ -43,6 +43,10 @@ def release_pair(landscape: Landscape, namespace: str, release: str) -> list[Obj
     is shared, so objects elsewhere may be another scenario's)."""
     flux = [o for kind in FLUX_KINDS for o in landscape.target.list(kind, namespace)]
     return keyed_to_release(landscape, namespace, release, flux)
+
+
+def _ready(obj: Obj) -> bool:
+    return (find_condition(obj, "Ready") or {}).get("status") == "True"
 
 
 def ref(obj: Obj) -> str:
@@ -85,7 +89,8 @@ def release_installers(landscape: Landscape, namespace: str, release: str) -> In
     down until a HelmRelease installs no HelmRelease: that one installs the Release."""
     pair = release_pair(landscape, namespace, release)
     level = [o for o in pair if o["kind"] == "HelmRelease"]
-    if not level:
+    if not level or not all(_ready(o) for o in pair):
+        # Until the pair is Ready what it installed is not all there yet; waits probe often.
         return Installers(tuple(pair))
     on_target = {kind: landscape.target.list(kind) for kind in FLUX_KINDS}
     nested: list[Obj] = []

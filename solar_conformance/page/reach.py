@@ -3,7 +3,7 @@
 The target cluster may be shared by scenarios that run at the same time, so an object counts as
 the scenario's only where it carries the scenario's tag (solar_conformance/plugin/names.py): it
 lies in one of the scenario's namespaces, or its name, a label or an annotation (key or value)
-names one of them (`<namespace>`, `<namespace>/<target>`, a name that begins with one). What the
+carries the tag (as `<namespace>`, `<namespace>/<target>` and names made from one do). What the
 harness itself created there, by its own record of writes, is not SolAr's reach.
 """
 

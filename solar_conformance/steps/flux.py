@@ -32,6 +32,25 @@ from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
 from solar_conformance.steps.renderer import pusher
 
+# What a SolAr reaching into the target cluster would write; the check that nothing of a
+# scenario is there fails where one of them cannot be listed (others are named in its message).
+RESOURCES_SOLAR_WOULD_WRITE = frozenset(
+    {
+        "namespaces",
+        "secrets",
+        "configmaps",
+        "serviceaccounts",
+        "roles",
+        "rolebindings",
+        "clusterroles",
+        "clusterrolebindings",
+        "deployments",
+        "pods",
+        "ocirepositories",
+        "helmreleases",
+    }
+)
+
 
 def ready(obj: Obj) -> tuple[bool, Any]:
     condition = find_condition(obj, "Ready") or {}
@@ -72,6 +91,10 @@ def _into_target_namespace(landscape: Landscape, namespace: str, release: str) -
         landscape.solar.get("Release", release, namespace).get("spec", {}).get("targetNamespace")
     )
     installers = release_installers(landscape, namespace, release)
+    assert installers.innermost, (
+        f"the Flux objects that install the Release {release} of {namespace} are no longer all "
+        f"Ready: {[ref(o) for o in installers.flux]}"
+    )
     where = f"its targetNamespace {wanted}" if wanted else f"the Target's namespace {namespace}"
     for helm_release in installers.innermost:
         into = recorded_release(helm_release).namespace
@@ -161,6 +184,13 @@ def target_untouched(landscape: Landscape, you: You, names: Names, target: str) 
     assert inventory.objects, (
         f"the target cluster listed no object at all (not listed: {inventory.unlisted or 'none'}), "
         "so this check could not fail"
+    )
+    unlisted_writable = [
+        r for r in inventory.unlisted if r.split(" ", 1)[0] in RESOURCES_SOLAR_WOULD_WRITE
+    ]
+    assert not unlisted_writable, (
+        f"the target cluster would not list {unlisted_writable}, so this check cannot say that "
+        "nothing of this scenario is there"
     )
 
 
