@@ -12,7 +12,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -100,25 +99,46 @@ def _says_everywhere(report: Path, terminal: str, *wanted: str) -> None:
             assert text in line, f"{name} does not say {text!r} first: {line}"
 
 
+HELD = "held before the second scenario"
+
+
 @pytest.fixture(scope="module")
 def interrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
-    """A real run of the runbook on sim, sent SIGINT once its first scenario passed."""
-    report = tmp_path_factory.mktemp("interrupted") / "report"
+    """A real run of the runbook on sim, sent SIGINT once its first scenario passed. The run
+    is held before its second scenario until the signal comes, so a busy machine cannot let it
+    finish first."""
+    where = tmp_path_factory.mktemp("interrupted")
+    (where / "hold_before_second.py").write_text(
+        "import signal\n\n"
+        "started = []\n\n\n"
+        "def pytest_runtest_logstart(nodeid, location):\n"
+        "    started.append(nodeid)\n"
+        "    if len(started) == 2:\n"
+        f"        print({HELD!r}, flush=True)\n"
+        "        signal.pause()  # until SIGINT, which raises KeyboardInterrupt here\n"
+    )
+    report = where / "report"
     process = subprocess.Popen(
-        _command(report, "features/runbook.feature", "-v"),
+        _command(report, "-p", "hold_before_second", "features/runbook.feature", "-v"),
         cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": os.pathsep.join([str(where), str(ROOT)]),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     assert process.stdout is not None
     seen: list[str] = []
-    deadline = time.monotonic() + 300
     for line in process.stdout:
         seen.append(line)
-        if " PASSED" in line or time.monotonic() > deadline:
+        if HELD in line:
             break
+    else:
+        process.wait(timeout=300)
+        pytest.fail(f"the run ended without reaching its second scenario: {''.join(seen)[-3000:]}")
     process.send_signal(signal.SIGINT)
     rest, _ = process.communicate(timeout=300)
     return report, "".join(seen) + rest, process.returncode
