@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_verdict import ctrl_c_as_in_a_terminal
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SLOW_CLEANUP = """
@@ -63,6 +65,7 @@ def _start(where: Path, hang: bool) -> tuple[subprocess.Popen[str], Path, Path]:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
     return process, temporary, marker
 

@@ -102,6 +102,13 @@ def _says_everywhere(report: Path, terminal: str, *wanted: str) -> None:
 HELD = "held before the second scenario"
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT as a terminal's Ctrl-C meets it. A shell starts background commands with SIGINT
+    ignored, and Python keeps an ignored SIGINT, so a test run from such a command would send
+    a signal that nothing hears."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def interrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
     """A real run of the runbook on sim, sent SIGINT once its first scenario passed. The run
@@ -129,6 +136,7 @@ def interrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, in
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
     assert process.stdout is not None
     seen: list[str] = []
