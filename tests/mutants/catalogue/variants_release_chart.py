@@ -17,6 +17,7 @@ from typing import Any
 
 from solar_conformance.core import yamlio
 from solar_conformance.core.oci import HELM_CHART_LAYER, Chart
+from tests.mutants.catalogue.variants_delivery import _edited
 from tests.mutants.model import Patch, Replace, patch, variant
 
 CHARTS = "solar_conformance.simulators.reference.render_charts:ReleaseCharts"
@@ -124,15 +125,14 @@ def wrapped_in_release_charts(
             self: Any, target: str, namespace: str, registry: Any, releases: Any
         ) -> Any:
             chart = original(self, target, namespace, registry, releases)
-            templates = {}
-            for file, text in chart.templates.items():
-                documents = [d for d in yamlio.load_all(text) if d]
-                for doc in documents:
-                    spec = doc.get("spec") or {}
-                    if doc.get("kind") == "HelmRelease" and not spec.get("targetNamespace"):
-                        spec.pop("targetNamespace", None)
-                        spec.get("install", {}).pop("createNamespace", None)
-                templates[file] = "---\n".join(yamlio.dump(d) for d in documents)
+
+            def without_created_namespace(doc: Any) -> None:
+                spec = doc.get("spec") or {}
+                if doc.get("kind") == "HelmRelease" and not spec.get("targetNamespace"):
+                    spec.pop("targetNamespace", None)
+                    spec.get("install", {}).pop("createNamespace", None)
+
+            templates = _edited(chart.templates, without_created_namespace)
             return dataclasses.replace(chart, templates=templates)
 
         return bootstrap_chart
