@@ -8,8 +8,18 @@ check that a scenario's names are free, and the diagnostics of a failed scenario
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from solar_conformance.core.api import ApiError, ClusterAPI
+
+
+@runtime_checkable
+class ReleasesHeld(Protocol):
+    """A client that can let go of what holds a namespace in deletion (a real API server's)."""
+
+    def release_held(self, namespace: str) -> list[str]:
+        """Removes the finalizers of every object in `namespace` that is being deleted; what it
+        released, one `<Kind> <name> (<finalizers>)` each."""
 
 
 def scenario_namespaces(api: ClusterAPI, suffix: str) -> list[str]:

@@ -20,6 +20,7 @@ from solar_conformance.backends.kind.upstream_source import (
 )
 from solar_conformance.core.landscape import MissingPrerequisite
 from solar_conformance.provision.images.common import (
+    SCRATCH_LAYOUT,
     ImageBuildError,
     ScratchImage,
     build_scratch_image,
@@ -73,7 +74,9 @@ def binary_images(
     images: dict[str, str] = {}
     for program, binary in binaries.items():
         path = f"/{program}"  # where upstream's chart runs it from
-        reference = f"solar-conformance/{program}:{recipe_digest(binary, PROGRAM_UID)}"
+        reference = (
+            f"solar-conformance/{program}:{recipe_digest(binary, PROGRAM_UID, SCRATCH_LAYOUT)}"
+        )
         if not has_image(client, reference):
             report(f"building {reference} ...")
             build_scratch_image(
