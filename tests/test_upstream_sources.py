@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from docker.errors import APIError, ImageNotFound
 
-from solar_conformance.backends.kind.upstream_images import engine_images
+from solar_conformance.backends.kind import upstream_images
+from solar_conformance.backends.kind.upstream_images import binary_images, engine_images
 from solar_conformance.backends.kind.upstream_source import (
     PROGRAMS,
     BadUpstream,
@@ -177,6 +178,26 @@ def test_online_an_image_is_pulled_and_named_by_its_digest() -> None:
     assert found == {"solar-apiserver": "sha256:d1"}
     with pytest.raises(BadUpstream, match="cannot be pulled: manifest for x/solar-apiserver:2"):
         engine_images(client, {"solar-apiserver": "x/solar-apiserver:2"}, True, print)
+
+
+class _Built(_Images):
+    """An engine that has every image already: nothing is built."""
+
+    def get(self, reference: str) -> Any:
+        return type("Image", (), {"attrs": {}, "id": "sha256:1d"})()
+
+
+def test_a_binarys_image_is_named_by_the_layout_of_scratch_images_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = tmp_path / "solar-renderer"
+    binary.write_bytes(b"\x7fELF")
+    client = type("Client", (), {"images": _Built({}, set())})()
+    before = binary_images(client, {"solar-renderer": binary}, print)
+    monkeypatch.setattr(upstream_images, "SCRATCH_LAYOUT", "another layout")
+    after = binary_images(client, {"solar-renderer": binary}, print)
+    assert before["solar-renderer"].startswith("solar-conformance/solar-renderer:")
+    assert after != before, "a new layout is a new image"
 
 
 # --- a run, refused before any scenario --------------------------------------------------------
