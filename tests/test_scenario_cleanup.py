@@ -10,11 +10,12 @@ import pytest
 
 from solar_conformance.core.api import ApiError, ClusterAPI, new_object
 from solar_conformance.core.clock import VirtualClock
-from solar_conformance.core.namespace_sweep import scenario_namespaces
+from solar_conformance.core.namespace_sweep import ReleasesHeld, scenario_namespaces
 from solar_conformance.core.waiting import Waiter
 from solar_conformance.plugin import landscapes
 from solar_conformance.plugin.names import Names
 from solar_conformance.plugin.scenario_cleanup import (
+    HELD_GRACE_SECONDS,
     CleanupFailed,
     delete_scenario_namespaces,
     keep_for_inspection,
@@ -100,6 +101,77 @@ def test_a_namespace_already_gone_is_not_an_error(clock: VirtualClock) -> None:
         "abcde",
         Waiter(clock, {"reconcile": 3}),
     )
+
+
+class Holding(Recording):
+    """A real API server's client: the kept namespace stays in deletion until what holds it is
+    released, or goes by itself `goes_after` seconds after its deletion."""
+
+    def __init__(self, api: ClusterAPI, clock: VirtualClock, keep: str, goes_after: float) -> None:
+        super().__init__(api, keep=keep)
+        self.clock = clock
+        self.goes_after = goes_after
+        self.deleted_at = 0.0
+        self.released_at: list[float] = []
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        self.deleted_at = self.clock.now().timestamp()
+        super().delete(kind, name, namespace)
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
+        if name == self.keep and self.clock.now().timestamp() >= self.deleted_at + self.goes_after:
+            self._let_go()
+        return self.api.get(kind, name, namespace)
+
+    def release_held(self, namespace: str) -> list[str]:
+        self.released_at.append(self.clock.now().timestamp())
+        if namespace != self.keep:
+            return []
+        self._let_go()
+        return [f"RenderArtifact chart-{namespace} (solar.example/tag)"]
+
+    def _let_go(self) -> None:
+        if self.keep:
+            self.api.delete("Namespace", self.keep)
+            self.keep = ""
+
+
+def test_a_namespace_held_past_the_grace_is_released_and_that_is_said(
+    clock: VirtualClock,
+) -> None:
+    solar = Holding(_cluster(clock, "test-abcde"), clock, "test-abcde", goes_after=float("inf"))
+    assert isinstance(solar, ReleasesHeld)
+    waiter = Waiter(clock, {"reconcile": 60})
+    delete_scenario_namespaces(Clusters(solar, _cluster(clock)), "abcde", waiter)  # type: ignore[arg-type]
+    assert scenario_namespaces(solar.api, "abcde") == []
+    assert solar.released_at == [solar.deleted_at + HELD_GRACE_SECONDS]
+    released = "namespace test-abcde: released what held it: RenderArtifact chart-test-abcde"
+    assert any(line.startswith(released) for line in waiter.history)
+
+
+def test_a_namespace_gone_within_the_grace_is_not_released(clock: VirtualClock) -> None:
+    solar = Holding(_cluster(clock, "test-abcde"), clock, "test-abcde", goes_after=5)
+    waiter = Waiter(clock, {"reconcile": 60})
+    delete_scenario_namespaces(Clusters(solar, _cluster(clock)), "abcde", waiter)  # type: ignore[arg-type]
+    assert scenario_namespaces(solar.api, "abcde") == []
+    assert solar.released_at == []
+    assert not any("released what held it" in line for line in waiter.history)
+
+
+def test_a_client_that_cannot_release_waits_the_whole_timeout_and_fails(
+    clock: VirtualClock,
+) -> None:
+    solar = Recording(_cluster(clock, "test-abcde"), keep="test-abcde")
+    assert not isinstance(solar, ReleasesHeld)
+    waiter = Waiter(clock, {"reconcile": HELD_GRACE_SECONDS * 2})
+    started = clock.now()
+    with pytest.raises(CleanupFailed) as failure:
+        delete_scenario_namespaces(Clusters(solar, _cluster(clock)), "abcde", waiter)  # type: ignore[arg-type]
+    assert "namespace test-abcde on the SolAr cluster: namespace test-abcde to be deleted" in str(
+        failure.value
+    )
+    assert (clock.now() - started).total_seconds() >= HELD_GRACE_SECONDS * 2
+    assert not any("released what held it" in line for line in waiter.history)
 
 
 class FakeConfig:
