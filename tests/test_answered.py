@@ -4,15 +4,23 @@ with SOLAR_UPSTREAM_RENDERS_RELEASES=1)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
 import yaml
+from pytest_bdd.reporting import scenario_reports_registry
 
 from solar_conformance.core.upstream_parts import (
     RENDERS_RELEASES_ENV,
     UpstreamParts,
     upstream_parts,
 )
+from solar_conformance.plugin.implementation import REFERENCE as REFERENCE_SOLAR
+from solar_conformance.plugin.landscapes import LANDSCAPE_KEY
 from solar_conformance.report import answered
+from solar_conformance.report.capture import Seen, build_record
 from solar_conformance.report.conformance import to_yaml
 from solar_conformance.report.model import build_report
 from solar_conformance.report.records import RunInfo, ScenarioRecord, StepRecord
@@ -238,3 +246,96 @@ def test_the_conformance_report_names_who_answered_each_statement() -> None:
     assert statement["answeredBy"] == ["reference", "upstream"]
     assert statement["result"] == "failed"
     assert answered.UPSTREAM_DIFFERS in statement["reason"]
+
+
+# --- a scenario's record: attributed per part wherever upstream played SolAr -----------------
+RAN = (
+    ('I create the Target "cluster-1" in namespace "test"', False),
+    ('"cluster-1" is bound to the agent Release', True),
+)
+
+
+class _Config:
+    def __init__(self, solar_impl: str) -> None:
+        self.options = {"--solar-impl": solar_impl, "--solar-profile": None}
+        self.stash = pytest.Stash()
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return self.options.get(name, default)
+
+
+class _Item:
+    """A scenario's test item as the record is built from it, once its steps ran."""
+
+    def __init__(self, solar_impl: str, played_by: str | None) -> None:
+        self.config = _Config(solar_impl)
+        self.name = "test_bound"
+        self.stash = pytest.Stash()
+        if played_by is not None:
+            self.stash[LANDSCAPE_KEY] = SimpleNamespace(implementation=played_by)
+
+
+def _template() -> Any:
+    steps = [SimpleNamespace(keyword="Then", name=text, line_number=3) for text, _ in RAN]
+    feature = SimpleNamespace(
+        filename="features/agent-registration.feature", name="X", description="", tags=set()
+    )
+    return SimpleNamespace(
+        feature=feature,
+        rule=None,
+        tags=set(),
+        steps=steps,
+        all_background_steps=[],
+        name="Bound",
+        line_number=2,
+        templated=False,
+    )
+
+
+@pytest.fixture
+def ran() -> Iterator[list[_Item]]:
+    """Items whose steps ran: the first passed, the second failed."""
+    items: list[_Item] = []
+    yield items
+    for item in items:
+        scenario_reports_registry.pop(item, None)  # type: ignore[call-overload]
+
+
+def _built_record(ran: list[_Item], solar_impl: str, played_by: str | None) -> ScenarioRecord:
+    item = _Item(solar_impl, played_by)
+    ran.append(item)
+    template = _template()
+    step_reports = [SimpleNamespace(failed=failed, duration=0.1, stopped=1.0) for _, failed in RAN]
+    scenario = SimpleNamespace(name="Bound", steps=template.steps)
+    scenario_reports_registry[item] = SimpleNamespace(  # type: ignore[index, assignment]
+        scenario=scenario, step_reports=step_reports
+    )
+    return build_record(item, template, Seen(status="failed", message="not bound"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("solar_impl", "played_by"),
+    [
+        (
+            "reference",
+            "upstream",
+        ),  # a landscape file of an upstream landscape, --solar-env=existing
+        ("upstream", "upstream"),
+        ("upstream", None),  # no landscape reached: --solar-impl says
+    ],
+)
+def test_where_upstream_played_solar_a_scenario_is_answered_per_part(
+    ran: list[_Item], solar_impl: str, played_by: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(RENDERS_RELEASES_ENV, raising=False)
+    record = _built_record(ran, solar_impl, played_by)
+    assert record.answered_by == answered.UPSTREAM  # by its steps, not upstream as a whole
+    assert record.message == f"{answered.UPSTREAM_DIFFERS}: not bound"
+
+
+def test_where_the_reference_played_solar_the_scenario_is_the_implementations(
+    ran: list[_Item],
+) -> None:
+    record = _built_record(ran, "upstream", "reference")
+    assert record.answered_by == REFERENCE_SOLAR
+    assert record.message == "not bound"

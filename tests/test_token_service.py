@@ -1,0 +1,31 @@
+"""The token service's HTTP server: what goes wrong with one client's request is the service's
+own log's business, not the run's output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solar_conformance.components.token_service import (
+    TokenService,
+    _TokenHTTPServer,
+    _TokenRequestHandler,
+)
+
+
+def test_a_client_error_goes_to_the_services_log_not_to_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service = TokenService(tmp_path / "policy.json", tmp_path / "token-service.log")
+    server = _TokenHTTPServer(("127.0.0.1", 0), _TokenRequestHandler, service)
+    try:
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError:
+            server.handle_error(None, ("10.0.0.7", 51234))
+    finally:
+        server.server_close()
+    assert capsys.readouterr().err == ""
+    logged = (tmp_path / "token-service.log").read_text()
+    assert "request from 10.0.0.7 ended: ConnectionResetError(104, " in logged
