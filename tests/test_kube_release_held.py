@@ -128,6 +128,7 @@ def test_an_object_gone_meanwhile_is_no_error(
     server = _Server({"chart-1": ApiError(404, "NotFound", "gone")})
     released = _api(client, server, monkeypatch).release_held(NAMESPACE)
     assert f"ConfigMap held-config ({HELD})" in released
+    assert not [line for line in released if "chart-1" in line]  # nothing of it was released
 
 
 def test_a_refused_release_is_an_error(client: ApiClient, monkeypatch: pytest.MonkeyPatch) -> None:

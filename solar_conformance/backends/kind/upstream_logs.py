@@ -11,6 +11,7 @@ from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
 from solar_conformance.backends.kind.upstream import NAMESPACE
+from solar_conformance.components.pod_logs import pod_log
 
 LOG_LINES = 300
 FAILED_PODS_KEPT = 20  # the newest; a render retried with backoff leaves one pod per try
@@ -29,7 +30,7 @@ def upstream_pod_logs(core: CoreV1Api) -> dict[str, str]:
     for pod in own:
         for container in _containers(pod):
             name = f"upstream-{pod.metadata.name}-{container}.log"
-            out[name] = _log(core, NAMESPACE, pod.metadata.name, container)
+            out[name] = pod_log(core, NAMESPACE, pod.metadata.name, container, LOG_LINES)
     failed = [
         pod
         for pod in everywhere
@@ -40,18 +41,9 @@ def upstream_pod_logs(core: CoreV1Api) -> dict[str, str]:
         namespace, name = pod.metadata.namespace, pod.metadata.name
         for container in _containers(pod):
             key = f"upstream-failed-{namespace}_{name}-{container}.log"
-            out[key] = _log(core, namespace, name, container)
+            out[key] = pod_log(core, namespace, name, container, LOG_LINES)
     return out
 
 
 def _containers(pod: Any) -> list[str]:
     return [str(container.name) for container in pod.spec.containers]
-
-
-def _log(core: CoreV1Api, namespace: str, pod: str, container: str) -> str:
-    try:
-        return str(
-            core.read_namespaced_pod_log(pod, namespace, container=container, tail_lines=LOG_LINES)
-        )
-    except ApiException as error:
-        return f"(no logs: {error.status} {error.reason})"
