@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from solar_conformance.core.api import Obj, new_object
 from solar_conformance.core.helm_render import (
     HELM_BUILD_COMMAND,
     ChartRenderer,
@@ -19,10 +22,11 @@ from solar_conformance.core.helm_render import (
     needs_helm,
     rendered_templates,
 )
+from solar_conformance.core.landscape import Landscape
 from solar_conformance.core.oci import Chart
 from solar_conformance.page.charts import carried_releases, kubeconfig_in, release_label_value
 from solar_conformance.page.delivery import MAX_HOPS, agent_delivery
-from solar_conformance.page.lookup import release_keys
+from solar_conformance.page.lookup import deliverable_releases, release_keys
 from solar_conformance.page.reading import NotAsPromised
 from solar_conformance.plugin.helm import toolchain_helm
 from solar_conformance.provision.toolchain.layout import BUILD_COMMAND
@@ -220,3 +224,55 @@ def test_helms_output_becomes_templates_again() -> None:
     chart = Chart("c", "v1", rendered_templates(output))
     assert sorted(chart.templates) == ["a.yaml", "b.yaml"]
     assert [o["kind"] for o in chart.manifests()] == ["A", "B1", "B2"]
+
+
+class _SolarWith:
+    """The SolAr API of a namespace that holds only these Releases and ReleaseBindings."""
+
+    def __init__(self, releases: list[Obj], bound: list[str]) -> None:
+        self._objects = {
+            "Release": releases,
+            "ReleaseBinding": [
+                new_object(
+                    "ReleaseBinding",
+                    f"{name}-{TARGET}",
+                    NAMESPACE,
+                    spec={"targetRef": {"name": TARGET}, "releaseRef": {"name": name}},
+                )
+                for name in bound
+            ],
+        }
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        return self._objects[kind]
+
+
+def _deliverable(releases: list[Obj], bound: list[str]) -> list[str]:
+    landscape = cast(Landscape, SimpleNamespace(solar=_SolarWith(releases, bound)))
+    return deliverable_releases(landscape, NAMESPACE, TARGET)
+
+
+def test_bound_releases_that_share_a_unique_name_are_one_entry_named_as_carried() -> None:
+    """SolAr delivers one of the Releases that share an effective uniqueName: both bound count as
+    the one entry a bootstrap chart keyed by that name carries, named by the first by name."""
+    page_agent = agent_release(uniqueName="agent-unique")
+    per_target = agent_release("solar-agent-cluster-1-agent", uniqueName="agent-unique")
+    chart = plain_chart(
+        f"bootstrap-{TARGET}", "v0.0.0", source("a", "x/a", {"tag": "v1"}, label="agent-unique")
+    )
+    releases = [per_target, page_agent]
+    landscape = cast(Landscape, SimpleNamespace(solar=_SolarWith(releases, []), contract=CONTRACT))
+    carried = carried_releases(landscape, NAMESPACE, chart)
+    bound = [str(r["metadata"]["name"]) for r in releases]
+    assert _deliverable(releases, bound) == carried == ["solar-agent"]
+
+
+def test_bound_releases_with_their_own_names_stay_apart() -> None:
+    """Without a shared uniqueName (the reference keys by name) every bound Release is its own
+    entry, and one bound Release that no Release object backs is listed by its name."""
+    releases = [agent_release(), agent_release("podinfo")]
+    assert _deliverable(releases, ["podinfo", "solar-agent", "gone"]) == [
+        "gone",
+        "podinfo",
+        "solar-agent",
+    ]

@@ -19,7 +19,12 @@ from solar_conformance.page.holders import (
     outside_kubeconfig_object,
     remember,
 )
-from solar_conformance.page.lookup import agent_release_name, bound_releases, token_in, token_secret
+from solar_conformance.page.lookup import (
+    agent_release_name,
+    deliverable_releases,
+    token_in,
+    token_secret,
+)
 from solar_conformance.plugin.actors import You
 from solar_conformance.plugin.helm import CHART_RENDERER
 from solar_conformance.plugin.names import Names
@@ -173,7 +178,7 @@ def bootstraps_carry_their_bindings(
         def probe(namespace: str = namespace, target: str = target) -> tuple[bool, Any]:
             chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
             carried = carried_releases(landscape, namespace, chart)
-            bound = bound_releases(landscape, namespace, target)
+            bound = deliverable_releases(landscape, namespace, target)
             return set(bound) <= set(carried), {"bound": bound, "carried": carried}
 
         seen = waiter.until(f"the bootstrap chart of {target} carries its bound Releases", probe)
@@ -245,7 +250,7 @@ def bootstrap_drops(
     def probe() -> tuple[bool, Any]:
         chart = rendered_bootstrap(pusher(landscape), namespace, target, CHART_RENDERER)
         carried = carried_releases(landscape, namespace, chart)
-        bound = bound_releases(landscape, namespace, target)
+        bound = deliverable_releases(landscape, namespace, target)
         done = gone not in bound and set(carried) == set(bound)
         return done, {"chart": f"{chart.name}:{chart.version}", "carried": carried, "bound": bound}
 
