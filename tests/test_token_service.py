@@ -3,6 +3,7 @@ own log's business, not the run's output."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,32 @@ def test_a_client_error_goes_to_the_services_log_not_to_stderr(
 ) -> None:
     service = TokenService(tmp_path / "policy.json", tmp_path / "token-service.log")
     server = _TokenHTTPServer(("127.0.0.1", 0), _TokenRequestHandler, service)
+    client = socket.socket()
     try:
         try:
             raise ConnectionResetError(104, "Connection reset by peer")
         except ConnectionResetError:
-            server.handle_error(None, ("10.0.0.7", 51234))
+            server.handle_error(client, ("10.0.0.7", 51234))
     finally:
+        client.close()
         server.server_close()
     assert capsys.readouterr().err == ""
     logged = (tmp_path / "token-service.log").read_text()
     assert "request from 10.0.0.7 ended: ConnectionResetError(104, " in logged
+
+
+def test_any_other_error_of_a_request_is_still_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service = TokenService(tmp_path / "policy.json", tmp_path / "token-service.log")
+    server = _TokenHTTPServer(("127.0.0.1", 0), _TokenRequestHandler, service)
+    client = socket.socket()
+    try:
+        try:
+            raise ValueError("a bug of the handler")
+        except ValueError:
+            server.handle_error(client, ("10.0.0.7", 51234))
+    finally:
+        client.close()
+        server.server_close()
+    assert "ValueError: a bug of the handler" in capsys.readouterr().err
