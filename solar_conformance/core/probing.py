@@ -58,6 +58,11 @@ class ServedResource:
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
+    @property
+    def group_version_path(self) -> str:
+        """Where its group-version is served: `/apis/<group>/<version>`, `/api/v1`."""
+        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+
 
 @dataclass(frozen=True)
 class Impersonation:
