@@ -35,12 +35,9 @@ class _Core:
         self.pods, self.refused, self.silent = pods, refused, silent
         self.tails: set[int] = set()
 
-    def list_namespaced_pod(self, namespace: str) -> Any:
+    def list_pod_for_all_namespaces(self) -> Any:
         if self.refused:
             raise ApiException(status=403, reason="Forbidden")
-        return SimpleNamespace(items=[p for p in self.pods if p.metadata.namespace == namespace])
-
-    def list_pod_for_all_namespaces(self) -> Any:
         return SimpleNamespace(items=self.pods)
 
     def read_namespaced_pod_log(

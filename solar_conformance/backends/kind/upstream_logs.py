@@ -23,10 +23,10 @@ def upstream_pod_logs(core: CoreV1Api) -> dict[str, str]:
     `upstream-failed-<namespace>_<pod>.log` per failed pod outside the system namespaces."""
     out: dict[str, str] = {}
     try:
-        own: list[Any] = core.list_namespaced_pod(NAMESPACE).items
         everywhere: list[Any] = core.list_pod_for_all_namespaces().items
     except ApiException as error:
         return {"upstream-pods.txt": f"(pods not listed: {error.status} {error.reason})"}
+    own = [pod for pod in everywhere if pod.metadata.namespace == NAMESPACE]
     for pod in own:
         for container in _containers(pod):
             name = f"upstream-{pod.metadata.name}-{container}.log"
